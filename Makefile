@@ -1,0 +1,31 @@
+# critlab: every target sets itself up from nothing (a .venv beside this file).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup test report bench lint clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+report: setup
+	$(BIN)/critlab report
+
+bench: setup
+	$(BIN)/python -m analysis.bench
+
+lint: setup
+	$(BIN)/ruff check analysis kernels tests
+	$(BIN)/ruff format --check analysis kernels tests
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

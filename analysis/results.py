@@ -1,0 +1,115 @@
+"""What a rule system returns: an exact result and a simulated result, same shape.
+
+Both carry the system name, the spec's parameters, the fixed outcome labels, numeric
+distributions by name and metrics by name; :meth:`to_json` gives RULES.md's JSON.
+Exact probabilities stay numpy floats until :meth:`to_frame` (the pandas boundary).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis.dist import Dist
+from analysis.tally import Tally
+
+
+def _num(x: float | None) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return None if math.isnan(x) else x
+
+
+@dataclass(frozen=True)
+class ExactResult:
+    """The exact distribution of a spec: outcome probabilities, distributions, metrics.
+
+    ``distributions`` values may be ``None`` where RULES.md reports ``null``.
+    """
+
+    system: str
+    params: Mapping[str, Any]
+    labels: tuple[str, ...]
+    probs: np.ndarray
+    distributions: Mapping[str, Dist | None] = field(default_factory=dict)
+    metrics: Mapping[str, float | None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if len(self.labels) != len(self.probs):
+            raise ValueError("one probability per outcome label")
+        total = float(np.sum(self.probs))
+        if abs(total - 1.0) > 1e-9:
+            raise ValueError(f"outcome probabilities of {self.system} sum to {total!r}, not 1")
+
+    @property
+    def outcomes(self) -> dict[str, float]:
+        """``{label: probability}`` over every label, zeros included."""
+        return {lab: float(p) for lab, p in zip(self.labels, self.probs, strict=True)}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "system": self.system,
+            "params": dict(self.params),
+            "outcomes": self.outcomes,
+            "distributions": {
+                k: (None if d is None else {str(v): p for v, p in d.to_dict(tail=True).items()})
+                for k, d in self.distributions.items()
+            },
+            "metrics": {k: _num(v) for k, v in self.metrics.items()},
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        """Outcome probabilities as a tidy DataFrame (``outcome``, ``probability``)."""
+        return pd.DataFrame({"outcome": list(self.labels), "probability": np.asarray(self.probs, float)})
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """A simulation of a spec: the tally plus metrics estimated from it."""
+
+    system: str
+    params: Mapping[str, Any]
+    tally: Tally
+    metrics: Mapping[str, float | None] = field(default_factory=dict)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return self.tally.labels
+
+    @property
+    def trials(self) -> int:
+        return self.tally.trials
+
+    @property
+    def seed(self) -> int:
+        return self.tally.seed
+
+    @property
+    def outcomes(self) -> dict[str, float]:
+        return {lab: float(f) for lab, f in zip(self.labels, self.tally.frequencies, strict=True)}
+
+    def to_json(self) -> dict[str, Any]:
+        t = self.tally
+        return {
+            "system": self.system,
+            "params": dict(self.params),
+            "trials": t.trials,
+            "seed": t.seed,
+            "outcomes": self.outcomes,
+            "counts": {lab: int(c) for lab, c in zip(self.labels, t.counts, strict=True)},
+            "standard_errors": {lab: float(s) for lab, s in zip(self.labels, t.standard_errors, strict=True)},
+            "distributions": {
+                k: {str(v): f for v, f in h.frequencies(t.trials, tail=True).items()} for k, h in t.hists.items()
+            },
+            "metrics": {k: _num(v) for k, v in self.metrics.items()},
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        """Outcome frequencies with standard errors and Wilson intervals."""
+        return self.tally.to_frame()

@@ -1,0 +1,189 @@
+"""Frozen, validated rule-system specs and the checks they share.
+
+Every rule system's spec is a ``@dataclass(frozen=True, kw_only=True)`` subclass of
+:class:`Spec`. Construction validates every parameter; a bad one raises
+:class:`SpecError` (a ``ValueError``) whose one-line message names the parameter, the
+value given and what is allowed, e.g.::
+
+    parameter crit_range = 25: must be an integer in 0..20
+
+The command line and the report configuration build specs from text through
+:func:`coerce`, which reads each field's type hint.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from typing import Any, ClassVar
+
+from analysis.notation import DiceExpr, parse
+
+INT_LO, INT_HI = -1000, 1000
+
+
+class SpecError(ValueError):
+    """A parameter value that the rules do not allow."""
+
+    def __init__(self, name: str, value: Any, allowed: str) -> None:
+        self.name, self.value, self.allowed = name, value, allowed
+        shown = "none" if value is None else value
+        super().__init__(f"parameter {name} = {shown}: {allowed}")
+
+
+def check_int(name: str, value: Any, lo: int = INT_LO, hi: int = INT_HI) -> int:
+    """``value`` as an int in ``lo..hi`` (bools are not integers here); ``None`` is
+    reported as a missing required parameter."""
+    if value is None:
+        raise SpecError(name, value, f"is required: an integer in {lo}..{hi}")
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            import numpy as np
+
+            if isinstance(value, np.integer):
+                value = int(value)
+            else:
+                raise TypeError
+        except TypeError:
+            raise SpecError(name, value, f"must be an integer in {lo}..{hi}") from None
+    if not lo <= value <= hi:
+        raise SpecError(name, value, f"must be an integer in {lo}..{hi}")
+    return int(value)
+
+
+def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
+    """``value`` if it is one of ``choices``."""
+    if value not in choices:
+        raise SpecError(name, value, "must be one of " + ", ".join(choices))
+    return value
+
+
+def check_bool(name: str, value: Any) -> bool:
+    """``value`` if it is a bool."""
+    if not isinstance(value, bool):
+        raise SpecError(name, value, "must be true or false")
+    return value
+
+
+def check_fraction(name: str, value: Any, lo: Fraction, hi: Fraction, *, hi_open: bool = False) -> Fraction:
+    """``value`` read as an exact decimal (``0.8`` is 4/5, not the nearest binary float)."""
+    try:
+        exact = Fraction(Decimal(str(value)))
+    except (InvalidOperation, ValueError, TypeError):
+        raise SpecError(name, value, "must be a number") from None
+    upper = "<" if hi_open else "<="
+    if exact < lo or exact > hi or (hi_open and exact == hi):
+        raise SpecError(name, value, f"must be a number with {float(lo):g} <= {name} {upper} {float(hi):g}")
+    return exact
+
+
+def check_dice(name: str, value: Any, *, allow_none: bool = False, allow_explode: bool = True) -> DiceExpr | None:
+    """``value`` parsed as dice notation (``None`` allowed where the rules allow absence)."""
+    if value is None:
+        if allow_none:
+            return None
+        raise SpecError(name, value, "a dice expression is required, e.g. 1d8")
+    try:
+        expr = parse(str(value))
+    except ValueError as exc:
+        raise SpecError(name, value, str(exc)) from None
+    if not allow_explode and expr.exploding:
+        raise SpecError(name, value, "must not explode: the rule needs the expression's maximum")
+    return expr
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Spec:
+    """Base of every rule system's spec: frozen, keyword-only, validated on construction."""
+
+    system: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Check every parameter; subclasses raise :class:`SpecError`."""
+
+    def unused(self) -> frozenset[str]:
+        """Names of parameters that the current mode does not use (reported as ``null``)."""
+        return frozenset()
+
+    def params(self) -> dict[str, Any]:
+        """Every parameter, defaults included, ``None`` where unused (RULES.md's JSON)."""
+        skip = self.unused()
+        out = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = None if f.name in skip else _plain(v)
+        return out
+
+    def replace(self, **changes: Any) -> Spec:
+        """A copy with some parameters changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, (DiceExpr, Fraction)):
+        return str(v) if isinstance(v, DiceExpr) else float(v)
+    return v
+
+
+def field_types(spec_cls: type[Spec]) -> dict[str, tuple[type, bool]]:
+    """``{name: (base type, accepts None)}`` for each field of a spec class."""
+    hints = typing.get_type_hints(spec_cls)
+    out = {}
+    for f in dataclasses.fields(spec_cls):
+        hint = hints[f.name]
+        optional = False
+        if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+            args = [a for a in typing.get_args(hint) if a is not type(None)]
+            optional = len(args) < len(typing.get_args(hint))
+            hint = args[0]
+        if typing.get_origin(hint) is typing.Literal:
+            hint = str
+        out[f.name] = (hint, optional)
+    return out
+
+
+def coerce(spec_cls: type[Spec], name: str, text: str) -> Any:
+    """Convert a command-line or config string to the field's type.
+
+    >>> from analysis.spec import Spec
+    >>> import dataclasses
+    >>> @dataclasses.dataclass(frozen=True, kw_only=True)
+    ... class Demo(Spec):
+    ...     bonus: int = 0
+    ...     damage: str | None = None
+    >>> coerce(Demo, "bonus", "-3"), coerce(Demo, "damage", "none")
+    (-3, None)
+    """
+    types_ = field_types(spec_cls)
+    if name not in types_:
+        raise SpecError(name, text, f"is not a parameter of {spec_cls.system or spec_cls.__name__}")
+    base, optional = types_[name]
+    if not isinstance(text, str):
+        return text
+    if text.strip().lower() == "none":
+        if optional:
+            return None
+        raise SpecError(name, text, "is required here; none is not allowed")
+    if base is bool:
+        low = text.strip().lower()
+        if low not in ("true", "false"):
+            raise SpecError(name, text, "must be true or false")
+        return low == "true"
+    if base is int:
+        try:
+            return int(text)
+        except ValueError:
+            raise SpecError(name, text, "must be an integer") from None
+    if base is float:
+        try:
+            # repr round-trips, so check_fraction recovers the exact decimal typed.
+            return float(text)
+        except ValueError:
+            raise SpecError(name, text, "must be a number") from None
+    return text

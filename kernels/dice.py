@@ -1,0 +1,96 @@
+"""Dice in njit: single dice, pools, keep/drop, explosion chains and whole expressions.
+
+Every function takes the stream state ``s`` first (see :mod:`kernels.rng`). Expressions
+arrive in the encoding of :meth:`analysis.notation.DiceExpr.encode`: one int64 row per
+term ``(sign, count, sides, keep_mode, keep, exploding)`` plus a constant.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kernels.jit import kernel
+from kernels.rng import die
+
+KEEP_ALL, KEEP_HIGHEST, KEEP_LOWEST = 0, 1, 2
+
+
+@kernel(inline="always")
+def roll_sum(s, count, sides):
+    """Sum of ``count`` dice with ``sides`` sides."""
+    total = 0
+    for _ in range(count):
+        total += die(s, sides)
+    return total
+
+
+@kernel(inline="always")
+def roll_exploding(s, sides):
+    """One exploding die: while it shows its maximum, roll again and add (no limit)."""
+    total = 0
+    while True:
+        r = die(s, sides)
+        total += r
+        if r != sides:
+            return total
+
+
+@kernel(inline="always")
+def roll_4d6_drop_lowest(s):
+    """4d6 keeping the highest three: the sum of four dice less the smallest."""
+    a = die(s, 6)
+    b = die(s, 6)
+    c = die(s, 6)
+    d = die(s, 6)
+    return a + b + c + d - min(min(a, b), min(c, d))
+
+
+@kernel(inline="always")
+def roll_3d6(s):
+    """3d6."""
+    return die(s, 6) + die(s, 6) + die(s, 6)
+
+
+@kernel
+def roll_keep(s, count, sides, keep, highest, scratch):
+    """Sum of the ``keep`` highest (or lowest) of ``count`` dice; ``scratch`` holds
+    at least ``count`` int64 and is overwritten (kept sorted by insertion)."""
+    for i in range(count):
+        r = die(s, sides)
+        j = i
+        while j > 0 and scratch[j - 1] > r:
+            scratch[j] = scratch[j - 1]
+            j -= 1
+        scratch[j] = r
+    total = 0
+    if highest:
+        for i in range(count - keep, count):
+            total += scratch[i]
+    else:
+        for i in range(keep):
+            total += scratch[i]
+    return total
+
+
+@kernel
+def roll_expr(s, terms, constant, scratch):
+    """One roll of an encoded dice expression (see module docstring)."""
+    total = constant
+    for t in range(terms.shape[0]):
+        sign, count, sides = terms[t, 0], terms[t, 1], terms[t, 2]
+        mode, keep, exploding = terms[t, 3], terms[t, 4], terms[t, 5]
+        if exploding != 0:
+            v = 0
+            for _ in range(count):
+                v += roll_exploding(s, sides)
+        elif mode == KEEP_ALL:
+            v = roll_sum(s, count, sides)
+        else:
+            v = roll_keep(s, count, sides, keep, mode == KEEP_HIGHEST, scratch)
+        total += sign * v
+    return total
+
+
+def scratch_for(terms: np.ndarray) -> np.ndarray:
+    """A scratch buffer large enough for :func:`roll_expr` on ``terms``."""
+    return np.zeros(max(1, int(terms[:, 1].max()) if terms.size else 1), dtype=np.int64)
