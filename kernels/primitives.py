@@ -1,0 +1,53 @@
+"""Block simulators of the runtime's primitive mechanics (benchmarks and runtime tests).
+
+- ``d20_test_block``: d20 + bonus against a difficulty with crit and critfail ranges;
+  labels critfail, failure, success, crit (RULES.md's crit-range test mode).
+- ``pool_block``: 4d6 drop lowest, tallied into a histogram of 3..18.
+- ``d20_floor_block``: d20s drawn and folded into one label: the cost of the dice alone.
+"""
+
+from __future__ import annotations
+
+from kernels.bins import add_label, add_value
+from kernels.dice import roll_4d6_drop_lowest
+from kernels.jit import kernel
+from kernels.rng import die
+
+CRITFAIL, FAILURE, SUCCESS, CRIT = 0, 1, 2, 3
+
+
+@kernel
+def d20_test_block(s, n, out, bonus, difficulty, crit_range, critfail_range):
+    """``n`` skill tests: critfail on a natural <= critfail_range, crit on >= 21 − crit_range."""
+    for _ in range(n):
+        natural = die(s, 20)
+        # Choose the label first and count once: the choice compiles to selects, where a
+        # count inside each branch would pay a misprediction on half the trials.
+        if natural <= critfail_range:
+            label = CRITFAIL
+        elif natural >= 21 - crit_range:
+            label = CRIT
+        elif natural + bonus >= difficulty:
+            label = SUCCESS
+        else:
+            label = FAILURE
+        add_label(out, label)
+
+
+@kernel
+def pool_block(s, n, out, layout):
+    """``n`` rolls of 4d6 drop lowest into histogram 0 (label 0 counts every roll)."""
+    for _ in range(n):
+        add_label(out, 0)
+        add_value(out, layout, 0, roll_4d6_drop_lowest(s))
+
+
+@kernel
+def d20_floor_block(s, n, out):
+    """``n`` d20s with no rule at all, counted in ``out[0]``; their xor goes to ``out[1]``
+    so the compiler cannot drop them."""
+    acc = 0
+    for _ in range(n):
+        acc ^= die(s, 20)
+    out[0] += n
+    out[1] ^= acc
