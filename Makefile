@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test report bench lint clean
+.PHONY: setup test report bench lint notebooks clean
 
 setup: $(STAMP)
 
@@ -22,6 +22,10 @@ report: setup
 
 bench: setup
 	$(BIN)/python -m analysis.bench
+
+notebooks: setup
+	$(BIN)/python -m pip install --quiet -e '.[notebooks]'
+	$(BIN)/jupyter lab notebooks/
 
 lint: setup
 	$(BIN)/ruff check analysis kernels tests
