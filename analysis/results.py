@@ -77,6 +77,16 @@ class SimResult:
     params: Mapping[str, Any]
     tally: Tally
     metrics: Mapping[str, float | None] = field(default_factory=dict)
+    # distributions the exact result reports but a per-trial simulation does not tally
+    # (e.g. a weapon's life); they appear as null so both JSONs have the same keys
+    unsimulated: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, exact: ExactResult, tally: Tally, metrics: Mapping[str, float | None]) -> SimResult:
+        """The simulated result of the spec whose exact result is ``exact``: same system,
+        params and distribution names (those not tallied are reported as null)."""
+        unsimulated = tuple(k for k in exact.distributions if k not in tally.hists)
+        return cls(exact.system, dict(exact.params), tally, dict(metrics), unsimulated)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -105,7 +115,8 @@ class SimResult:
             "counts": {lab: int(c) for lab, c in zip(self.labels, t.counts, strict=True)},
             "standard_errors": {lab: float(s) for lab, s in zip(self.labels, t.standard_errors, strict=True)},
             "distributions": {
-                k: {str(v): f for v, f in h.frequencies(t.trials, tail=True).items()} for k, h in t.hists.items()
+                **{k: {str(v): f for v, f in h.frequencies(t.trials, tail=True).items()} for k, h in t.hists.items()},
+                **dict.fromkeys(self.unsimulated),
             },
             "metrics": {k: _num(v) for k, v in self.metrics.items()},
         }

@@ -213,7 +213,7 @@ def simulate(
         layout, block, trials=trials, seed=seed, threads=threads, progress=progress, desc="thac0", client=client
     )
     metrics = {"expected_damage": tally.counters["damage_sum"] / tally.trials}
-    return SimResult(system=spec.system, params=spec.params(), tally=tally, metrics=metrics)
+    return SimResult.of(ex, tally, metrics)
 
 
 # -- plots ------------------------------------------------------------------------------
