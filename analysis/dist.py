@@ -133,7 +133,10 @@ class Dist:
         >>> Dist.mixture([0.5, 0.5], [Dist.point(0), Dist.point(2)]).to_dict()
         {0: 0.5, 2: 0.5}
         """
-        pairs = [(float(w), d) for w, d in zip(weights, dists, strict=True) if w > 0]
+        pairs = [(float(w), d) for w, d in zip(weights, dists, strict=True)]
+        if any(not np.isfinite(w) or w < 0 for w, _ in pairs):
+            raise ValueError(f"mixture weights must be finite and non-negative, got {[w for w, _ in pairs]}")
+        pairs = [(w, d) for w, d in pairs if w > 0]
         if not pairs:
             raise ValueError("a mixture needs a positive weight")
         lo = min(d.offset for _, d in pairs if d.probs.size) if any(d.probs.size for _, d in pairs) else 0

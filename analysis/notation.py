@@ -52,10 +52,11 @@ class DiceTerm:
     keep: int = 0
     exploding: bool = False
 
-    def dist(self) -> Dist:
-        """Exact distribution of this term (sign applied)."""
+    def dist(self, eps: float = TAIL_EPS) -> Dist:
+        """Exact distribution of this term (sign applied); each exploding die is cut off
+        at a tail below ``eps``."""
         if self.exploding:
-            d = explode(Dist.die(self.sides)).repeat(self.count)
+            d = explode(Dist.die(self.sides), eps=eps).repeat(self.count)
         elif self.keep_mode == KEEP_ALL:
             d = Dist.die(self.sides).repeat(self.count)
         else:
@@ -133,9 +134,12 @@ class DiceExpr:
 
 @lru_cache(maxsize=1024)
 def _dist_of(expr: DiceExpr) -> Dist:
+    # RULES.md's tail budget (< 1e-12) is for the whole expression: share it among its chains.
+    chains = sum(t.count for t in expr.terms if t.exploding)
+    eps = min(TAIL_EPS, 1e-13 / max(chains, 1))
     d = Dist.point(expr.constant)
     for t in expr.terms:
-        d = d + t.dist()
+        d = d + t.dist(eps)
     return d
 
 
@@ -160,7 +164,7 @@ def parse(text: str) -> DiceExpr:
         raise ValueError(f"a dice expression must be text, got {text!r}")
     pos, sign, terms, constant = 0, 1, [], 0
     if not text.strip():
-        raise ValueError("bad dice expression '': it is empty; expected e.g. '1d20' or '2d6+1'")
+        raise ValueError(f"bad dice expression '{text}': it is empty; expected e.g. '1d20' or '2d6+1'")
     m = _SIGN.match(text, pos)
     if m:
         sign = 1 if m.group(1) == "+" else -1
@@ -192,6 +196,8 @@ def _dice_term(text: str, m: re.Match, sign: int) -> DiceTerm:
     count = int(m.group("count")) if m.group("count") else 1
     sides = int(m.group("sides"))
     exploding = bool(m.group("bang") or m.group("bang2"))
+    if m.group("bang") and m.group("bang2"):
+        raise _bad(text, m.start("bang2"), "'+' or '-'")
     if not 1 <= count <= MAX_DICE:
         raise ValueError(f"bad dice expression '{text}': dice count {count} is not in 1..{MAX_DICE}")
     if not 1 <= sides <= MAX_SIDES:
