@@ -42,6 +42,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -649,7 +650,7 @@ def bench_cases() -> list[BenchCase]:
                 ),
                 numpy=lambda trials, mode=mode: _numpy_contest(trials, mode),
                 exact=exact_margin,
-                icepool=lambda mode=mode: _icepool_margin(mode),
+                icepool=functools.partial(_icepool_margin, mode),  # picklable: timed in a new process
             )
         )
     return cases
