@@ -8,7 +8,7 @@ and DR in integer arithmetic, as a table would.
 from __future__ import annotations
 
 from kernels.bins import add_counter, add_label, add_value
-from kernels.dice import roll_expr
+from kernels.dice import roll_floored
 from kernels.jit import kernel
 from kernels.rng import die
 
@@ -86,13 +86,13 @@ def block(
             label = CRIT
             if attack:
                 # each damage roll is floored at 0 before DT; CRIT dice come after DT
-                after_dt = max(0, max(0, roll_expr(s, dmg_terms, dmg_const, scratch)) - dt)
-                crit_bonus = max(0, roll_expr(s, crit_terms, crit_const, scratch))
+                after_dt = max(0, roll_floored(s, dmg_terms, dmg_const, scratch) - dt)
+                crit_bonus = roll_floored(s, crit_terms, crit_const, scratch)
                 damage = scale_floor(after_dt + crit_bonus, keep, den, x_max)
         elif natural + bonus >= target:
             label = HIT
             if attack:
-                after_dt = max(0, max(0, roll_expr(s, dmg_terms, dmg_const, scratch)) - dt)
+                after_dt = max(0, roll_floored(s, dmg_terms, dmg_const, scratch) - dt)
                 damage = scale_floor(after_dt, keep, den, x_max)
         else:
             label = MISS

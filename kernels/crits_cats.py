@@ -9,7 +9,7 @@ for a spell.
 from __future__ import annotations
 
 from kernels.bins import add_counter, add_label, add_value
-from kernels.dice import roll_expr
+from kernels.dice import roll_floored
 from kernels.jit import kernel
 from kernels.rng import die
 
@@ -45,12 +45,6 @@ def classify(kind, margin, major_margin, succeeded):
     if kind < 0:
         return MAJOR_CATASTROPHE if -margin >= major_margin else MINOR_CATASTROPHE
     return SUCCESS if succeeded else FAILURE
-
-
-@kernel(inline="always")
-def roll_floored(s, terms, constant, scratch):
-    """One damage roll floored at 0 (RULES.md: damage is never negative)."""
-    return max(0, roll_expr(s, terms, constant, scratch))
 
 
 @kernel

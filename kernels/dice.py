@@ -91,6 +91,12 @@ def roll_expr(s, terms, constant, scratch):
     return total
 
 
+@kernel(inline="always")
+def roll_floored(s, terms, constant, scratch):
+    """One roll of an encoded expression floored at 0 (RULES.md: damage is never negative)."""
+    return max(0, roll_expr(s, terms, constant, scratch))
+
+
 def scratch_for(terms: np.ndarray) -> np.ndarray:
     """A scratch buffer large enough for :func:`roll_expr` on ``terms``."""
     return np.zeros(max(1, int(terms[:, 1].max()) if terms.size else 1), dtype=np.int64)

@@ -7,7 +7,7 @@ dice, one die at a time, exactly as a table would.
 from __future__ import annotations
 
 from kernels.bins import add_counter, add_label, add_value
-from kernels.dice import roll_expr
+from kernels.dice import roll_expr, roll_floored
 from kernels.jit import kernel
 from kernels.rng import die
 
@@ -30,12 +30,6 @@ def halve(damage, times):
     if 2 * damage >= (1 << times):
         return 1
     return 0
-
-
-@kernel(inline="always")
-def roll_damage(s, terms, constant, scratch):
-    """One damage roll, floored at 0 (RULES.md: damage is never negative)."""
-    return max(0, roll_expr(s, terms, constant, scratch))
 
 
 @kernel
@@ -78,21 +72,21 @@ def block(
             if natural == 20 and shortfall > 10:
                 label = NATURAL20_REDUCED
                 halvings = (shortfall - 10 + 4) // 5  # ceil((s - 10) / 5)
-                damage = halve(roll_damage(s, dmg_terms, dmg_const, scratch), halvings)
+                damage = halve(roll_floored(s, dmg_terms, dmg_const, scratch), halvings)
             elif hit_by >= 0 or natural == 20:
                 if natural >= crit_threshold and hit_by >= 5:
                     label = CRITICAL_HIT
                     if crit_option == DOUBLE:
-                        damage = roll_damage(s, dmg_terms, dmg_const, scratch)
-                        damage += roll_damage(s, dmg_terms, dmg_const, scratch)
+                        damage = roll_floored(s, dmg_terms, dmg_const, scratch)
+                        damage += roll_floored(s, dmg_terms, dmg_const, scratch)
                     elif crit_option == MAX:
                         damage = dmg_max
                     else:
-                        damage = roll_damage(s, dmg_terms, dmg_const, scratch)
+                        damage = roll_floored(s, dmg_terms, dmg_const, scratch)
                         severity = roll_expr(s, sev_terms, sev_const, scratch)
                 else:
                     label = HIT
-                    damage = roll_damage(s, dmg_terms, dmg_const, scratch)
+                    damage = roll_floored(s, dmg_terms, dmg_const, scratch)
             else:
                 label = MISS
         add_label(out, label)

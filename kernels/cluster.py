@@ -1,0 +1,401 @@
+"""Blocks on a Dask cluster, with the same tallies as a local run.
+
+:func:`kernels.runner.run` hands its blocks here when it is given a ``client`` (a
+``dask.distributed.Client``). Each task runs :func:`~kernels.runner.run_block` for one
+block, or a few consecutive blocks when blocks are quick, each with its own index and so
+its own stream, and returns their summed int64 tally. A block's numbers never depend on
+where or when it runs and integer sums never depend on order, so the total is bit for bit
+a local single-thread run's, whatever the number of workers, the completion order or the
+workers lost on the way.
+
+Losing a worker costs time, not counts: Dask runs a task whose worker died again
+elsewhere, and the block function itself travels as a small task (recomputed too if the
+worker holding it dies). Every task's key carries the run's id and its first block, the
+client records which blocks each result covers, refuses a second result for the same
+blocks and checks that every block arrived before it returns the total.
+
+Only this module imports ``distributed``, and only :mod:`kernels.runner`,
+:mod:`analysis.sweep` and the command line import it, when they are given a client.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+try:
+    from distributed import Client, LocalCluster, as_completed
+except ImportError as exc:  # pragma: no cover - the extra is part of critlab[dev]
+    raise ImportError("cluster runs need Dask: pip install 'critlab[distributed]'") from exc
+
+from kernels import runner
+
+# A task should compute for about this long. The per-task cost of a 2-worker LocalCluster
+# measured about 2-4 ms (bench_cluster), so 0.2 s keeps it near 2%, well under 10%, while a
+# lost task costs little to redo and the progress bar still moves several times a second.
+TARGET_TASK_SECONDS = 0.2
+# Never more blocks than this in one task (bounds the work redone when a worker dies).
+MAX_BATCH_BLOCKS = 64
+# Seconds between looks at how many worker threads the cluster has (workers come and go).
+_THREADS_REFRESH_S = 1.0
+CONNECT_TIMEOUT_S = 30
+
+
+def batch_blocks(remaining: int, trial_seconds: float | None, block_trials: int, threads: int) -> int:
+    """How many consecutive blocks the next task should run.
+
+    Until a task has been timed (``trial_seconds is None``) a task is one block. Then
+    tasks grow to about :data:`TARGET_TASK_SECONDS`, but never beyond a share of the
+    remaining blocks that keeps every worker thread busy to the end.
+
+    >>> batch_blocks(1000, None, 262144, 2)
+    1
+    >>> batch_blocks(1000, 2e-8, 262144, 2)    # a 5 ms block: 38 of them make 0.2 s
+    38
+    >>> batch_blocks(20, 2e-8, 262144, 2)      # the tail is split among the workers
+    5
+    >>> batch_blocks(1000, 1e-6, 262144, 2)    # a 0.26 s block runs alone
+    1
+    """
+    if trial_seconds is None or trial_seconds <= 0:
+        return 1
+    wanted = int(TARGET_TASK_SECONDS / (trial_seconds * block_trials))
+    fair = remaining // (2 * max(threads, 1))
+    return max(1, min(wanted, fair, MAX_BATCH_BLOCKS))
+
+
+def check_coverage(covered: dict[int, int], n_blocks: int) -> None:
+    """Raise unless the results ``{first block: number of blocks}`` cover blocks
+    ``0 .. n_blocks - 1`` exactly once.
+
+    >>> check_coverage({0: 2, 2: 1}, 3)
+    >>> check_coverage({0: 2}, 3)
+    Traceback (most recent call last):
+    ...
+    RuntimeError: cluster run lost blocks 2..2 of 3
+    """
+    expected = 0
+    for first in sorted(covered):
+        if first != expected:
+            lo, hi = min(first, expected), max(first, expected) - 1
+            what = "lost" if first > expected else "counted twice"
+            raise RuntimeError(f"cluster run {what} blocks {lo}..{hi} of {n_blocks}")
+        expected += covered[first]
+    if expected != n_blocks:
+        raise RuntimeError(f"cluster run lost blocks {expected}..{n_blocks - 1} of {n_blocks}")
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
+def _run_blocks(
+    block: runner.BlockFn, n_out: int, seed: int, first: int, sizes: Sequence[int]
+) -> tuple[np.ndarray, float]:
+    """On a worker: blocks ``first, first + 1, ...`` summed, and the seconds they took."""
+    t0 = time.perf_counter()
+    total = np.zeros(n_out, dtype=np.int64)
+    for offset, n in enumerate(sizes):
+        total += runner.run_block(block, n_out, seed, first + offset, n)
+    return total, time.perf_counter() - t0
+
+
+def _worker_threads(client: Client) -> int:
+    return sum(client.nthreads().values())
+
+
+def run_on_client(
+    client: Client,
+    block: runner.BlockFn,
+    *,
+    n_out: int,
+    seed: int,
+    sizes: Sequence[int],
+    progress: bool | None = None,
+    desc: str = "",
+    block_batch: int | None = None,
+) -> np.ndarray:
+    """Run the blocks ``sizes`` of ``block`` on ``client``'s cluster; the summed tally.
+
+    Parameters
+    ----------
+    client
+        A ``dask.distributed.Client``. Its workers must import critlab (the same
+        version) and should have the kernels' Numba cache warm (see docs/scaling-out.md).
+    block
+        The block kernel, ``block(state, n_trials, out)``; it travels to the workers with
+        cloudpickle, so a closure over arrays and kernel modules is fine.
+    n_out, seed, sizes
+        The tally length, the run's seed and each block's trial count, as in
+        :func:`kernels.runner.run` (block ``i`` draws from stream ``(seed, i)``).
+    progress
+        ``True`` always shows a progress bar, ``False`` never, ``None`` only on a terminal.
+    block_batch
+        Blocks per task; by default one at first, then as many as make a task last about
+        :data:`TARGET_TASK_SECONDS`. The tally does not depend on it.
+
+    Returns
+    -------
+    numpy.ndarray
+        The int64 tally, identical to ``runner.run(..., threads=1)``.
+
+    Examples
+    --------
+    >>> from distributed import Client
+    >>> from kernels.runner import block_sizes, run
+    >>> def block(state, n, out):
+    ...     out[0] += n
+    ...     out[1] += int(state[0] % 7)
+    >>> with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0") as client:
+    ...     counts = run_on_client(client, block, n_out=2, seed=3, sizes=block_sizes(10, 3))
+    >>> counts.tolist() == run(block, n_out=2, trials=10, seed=3, threads=1, block_trials=3).tolist()
+    True
+    """
+    if block_batch is not None and block_batch < 1:
+        raise ValueError(f"block_batch must be at least 1, got {block_batch}")
+    sizes = [int(n) for n in sizes]
+    n_blocks = len(sizes)
+    block_trials = max(sizes, default=1)
+    # The key names the run and its first block: a task Dask runs again after losing a
+    # worker computes the same blocks from the same streams, and two runs never share keys.
+    name = f"critlab-{desc or 'run'}-{uuid.uuid4().hex[:16]}"
+    kernel = client.submit(_identity, block, key=f"{name}-block")
+    total = np.zeros(n_out, dtype=np.int64)
+    covered: dict[int, int] = {}
+    pending: dict[Any, tuple[int, int]] = {}
+    done = as_completed(with_results=True)
+    threads, looked = max(_worker_threads(client), 1), time.monotonic()
+    trial_seconds: float | None = None
+    next_block = 0
+    bar = runner._progress_bar(sum(sizes), progress, desc)
+
+    def submit_more() -> None:
+        nonlocal next_block
+        # Two tasks per worker thread keep every worker busy (one running, one queued)
+        # while the client's memory and the scheduler's queue stay small.
+        while next_block < n_blocks and len(pending) < max(4, 2 * threads):
+            count = block_batch or batch_blocks(n_blocks - next_block, trial_seconds, block_trials, threads)
+            count = min(count, n_blocks - next_block)
+            chunk = sizes[next_block : next_block + count]
+            fut = client.submit(_run_blocks, kernel, n_out, seed, next_block, chunk, key=(name, next_block))
+            pending[fut] = (next_block, count)
+            done.add(fut)
+            next_block += count
+
+    try:
+        submit_more()
+        for fut, (tally, seconds) in done:
+            first, count = pending.pop(fut)
+            if first in covered:
+                raise RuntimeError(f"cluster run got blocks {first}..{first + count - 1} twice")
+            covered[first] = count
+            total += tally
+            trials = sum(sizes[first : first + count])
+            rate = seconds / trials
+            trial_seconds = rate if trial_seconds is None else min(trial_seconds, rate)
+            if bar is not None:
+                bar.update(trials)
+            if time.monotonic() - looked > _THREADS_REFRESH_S:
+                threads, looked = max(_worker_threads(client), 1), time.monotonic()
+            submit_more()
+    except BaseException:
+        # Ctrl-C or a failed task: nothing of this run should go on computing.
+        client.cancel([*pending, kernel])
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    client.cancel([kernel])
+    check_coverage(covered, n_blocks)
+    return total
+
+
+def map_ordered(
+    client: Client,
+    fn: Callable[..., Any],
+    args: Sequence[tuple[Any, ...]],
+    *,
+    name: str,
+    progress: bool | None = None,
+    desc: str = "",
+    unit: str = "task",
+) -> list[Any]:
+    """``[fn(*a) for a in args]`` computed on ``client``'s cluster, one task each, in order.
+
+    Each task's key is (run id, position); results are placed by position, so the list
+    is the same whatever order the tasks finish in. Ctrl-C cancels what is outstanding.
+
+    >>> from distributed import Client
+    >>> with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0") as client:
+    ...     map_ordered(client, pow, [(2, 3), (3, 2), (5, 1)], name="demo")
+    [8, 9, 5]
+    """
+    run = f"critlab-{name}-{uuid.uuid4().hex[:16]}"
+    futures = {client.submit(fn, *a, key=(run, i)): i for i, a in enumerate(args)}
+    results: dict[int, Any] = {}
+    bar = _progress_bar(len(futures), progress, desc or name, unit)
+    try:
+        for fut, value in as_completed(futures, with_results=True):
+            i = futures[fut]
+            if i in results:
+                raise RuntimeError(f"{name}: task {i} arrived twice")
+            results[i] = value
+            if bar is not None:
+                bar.update(1)
+    except BaseException:
+        client.cancel(list(futures))
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    missing = [i for i in range(len(args)) if i not in results]
+    if missing:
+        raise RuntimeError(f"{name}: tasks {missing[:5]} never arrived")
+    return [results[i] for i in range(len(args))]
+
+
+def _progress_bar(total: int, progress: bool | None, desc: str, unit: str):
+    # The same rules as kernels.runner's bar, counting tasks rather than trials.
+    if progress is False:
+        return None
+    import sys
+
+    if progress is None and not sys.stderr.isatty():
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit=unit, desc=desc, delay=1.0, leave=False)
+
+
+@contextmanager
+def connect(scheduler: str) -> Iterator[Client]:
+    """A client of the scheduler at ``scheduler``, closed on exit.
+
+    ``"local"`` starts a throwaway cluster of two single-threaded worker processes on the
+    loopback interface instead (and shuts it down on exit). An address that does not
+    answer within :data:`CONNECT_TIMEOUT_S` seconds raises ``ValueError``.
+    """
+    if scheduler == "local":
+        # Port 0 for the scheduler's web server: a cluster already on this machine keeps
+        # Dask's usual 8787 and neither of them warns about the other.
+        with (
+            LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0"
+            ) as cluster,
+            Client(cluster) as client,
+        ):
+            yield client
+        return
+    try:
+        client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError) as exc:
+        raise ValueError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}") from None
+    with client:
+        yield client
+
+
+def _noop_block(state: np.ndarray, n: int, out: np.ndarray) -> None:
+    out[0] += n
+
+
+def _cpu_seconds(pids: Sequence[int]) -> float:
+    import psutil  # a dependency of distributed
+
+    return sum(sum(psutil.Process(pid).cpu_times()[:2]) for pid in pids)
+
+
+def _measured(
+    client: Client, pids: Sequence[int], fn: Callable[[], object]
+) -> tuple[float, float, float, int]:
+    """Wall seconds, CPU seconds of all ``pids``, seconds computing in tasks and tasks run."""
+    from distributed import get_task_stream
+
+    cpu0 = _cpu_seconds(pids)
+    with get_task_stream(client) as stream:
+        _, wall = runner.timed(fn)
+    cpu = _cpu_seconds(pids) - cpu0
+    computing = sum(
+        ss["stop"] - ss["start"]
+        for task in stream.data
+        for ss in task["startstops"]
+        if ss["action"] == "compute"
+    )
+    return wall, cpu, computing, len(stream.data)
+
+
+def bench_cluster(trials: int = 100_000_000, *, workers: int = 2, repeats: int = 3) -> dict[str, float]:
+    """Trials per second of the thac0 benchmark attack in-process and on a LocalCluster,
+    and what a task costs beyond its blocks.
+
+    Runs the same seeded simulation on 1 thread, on ``workers`` threads and on a cluster
+    of ``workers`` single-threaded worker processes (best of ``repeats`` wall times each,
+    after a warm-up). Wall times need otherwise idle cores; the CPU-time figures hold
+    on a busy machine too: everything the client, scheduler and workers spent beyond
+    running blocks, per task and as a share of the blocks' own time.
+
+    Returns
+    -------
+    dict
+        ``blocks``; ``local_1``, ``local_n`` and ``cluster`` in trials per second;
+        ``cluster_vs_local_n`` (cluster rate over the same thread count in-process);
+        ``block_ms`` (one block, one thread); ``tasks`` and ``blocks_per_task`` of a
+        cluster run; ``task_cpu_ms`` (CPU a one-trial task costs client, scheduler and
+        worker together); ``overhead_pct_one_block`` (that over ``block_ms``: the cost of
+        one task per block) and ``overhead_pct`` (CPU beyond block time in the real run).
+    """
+    import os
+
+    from analysis.systems.thac0 import BENCH_SPEC, Thac0Spec, simulate
+
+    spec = Thac0Spec(**BENCH_SPEC)
+    n_blocks = len(runner.block_sizes(trials))
+
+    def best(fn: Callable[[], object]) -> float:
+        fn()  # warm-up: compile, load caches, start worker imports
+        return min(runner.timed(fn)[1] for _ in range(repeats))
+
+    t1 = best(lambda: simulate(spec, trials=trials, seed=1, threads=1, progress=False))
+    tn = best(lambda: simulate(spec, trials=trials, seed=1, threads=workers, progress=False))
+    with (
+        LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0"
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        # The scheduler runs in this process, beside the client.
+        pids = [os.getpid(), *client.run(os.getpid).values()]
+        tc = best(lambda: simulate(spec, trials=trials, seed=1, progress=False, client=client))
+        _, run_cpu, run_computing, run_tasks = _measured(
+            client, pids, lambda: simulate(spec, trials=trials, seed=1, progress=False, client=client)
+        )
+        n_noop = 400
+        _, noop_cpu, noop_computing, _ = _measured(
+            client,
+            pids,
+            lambda: run_on_client(client, _noop_block, n_out=1, seed=0, sizes=[1] * n_noop, block_batch=1),
+        )
+    block_ms = 1e3 * t1 / n_blocks
+    task_cpu_ms = 1e3 * (noop_cpu - noop_computing) / n_noop
+    return {
+        "blocks": n_blocks,
+        "local_1": trials / t1,
+        "local_n": trials / tn,
+        "cluster": trials / tc,
+        "cluster_vs_local_n": tn / tc,
+        "block_ms": block_ms,
+        "tasks": run_tasks - 1,  # less the task that carries the block function
+        "blocks_per_task": n_blocks / (run_tasks - 1),
+        "task_cpu_ms": task_cpu_ms,
+        "overhead_pct_one_block": 100 * task_cpu_ms / block_ms,
+        "overhead_pct": 100 * (run_cpu - run_computing) / run_computing,
+    }
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m kernels.cluster`
+    for key, value in bench_cluster().items():
+        print(f"{key:>24}  {value:,.4g}")
