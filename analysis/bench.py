@@ -100,7 +100,9 @@ def _d20_test(trials: int, threads: int) -> np.ndarray:
     a = D20_TEST
 
     def block(state, n, out):
-        primitives.d20_test_block(state, n, out, a["bonus"], a["difficulty"], a["crit_range"], a["critfail_range"])
+        primitives.d20_test_block(
+            state, n, out, a["bonus"], a["difficulty"], a["crit_range"], a["critfail_range"]
+        )
 
     return runner.run(block, n_out=4, trials=trials, seed=1, threads=threads, progress=False)
 
@@ -172,7 +174,9 @@ def _floor_words(trials: int, threads: int) -> np.ndarray:
 
 
 def _floor_d20(trials: int, threads: int) -> np.ndarray:
-    return runner.run(primitives.d20_floor_block, n_out=2, trials=trials, seed=1, threads=threads, progress=False)
+    return runner.run(
+        primitives.d20_floor_block, n_out=2, trials=trials, seed=1, threads=threads, progress=False
+    )
 
 
 def run_bench(*, quick: bool = False, threads: int | None = None, log=print) -> tuple[pd.DataFrame, dict]:

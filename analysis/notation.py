@@ -14,7 +14,7 @@ True
 >>> parse("2d6x")
 Traceback (most recent call last):
 ...
-ValueError: bad dice expression '2d6x': unexpected 'x' at position 4; expected '+', '-', '!', 'kh', 'kl', 'dh' or 'dl'
+ValueError: bad dice expression '2d6x': unexpected 'x' at position 4; expected '+', '-', '!', ...
 """
 
 from __future__ import annotations
@@ -146,7 +146,9 @@ def _dist_of(expr: DiceExpr) -> Dist:
 def _bad(text: str, pos: int, expected: str) -> ValueError:
     frag = text[pos:].strip() or "end of text"
     quoted = f"'{frag}'" if frag != "end of text" else frag
-    return ValueError(f"bad dice expression '{text}': unexpected {quoted} at position {pos + 1}; expected {expected}")
+    return ValueError(
+        f"bad dice expression '{text}': unexpected {quoted} at position {pos + 1}; expected {expected}"
+    )
 
 
 @lru_cache(maxsize=1024)
@@ -203,7 +205,9 @@ def _dice_term(text: str, m: re.Match, sign: int) -> DiceTerm:
     if not 1 <= sides <= MAX_SIDES:
         raise ValueError(f"bad dice expression '{text}': d{sides} has no sides in 1..{MAX_SIDES}")
     if exploding and sides < 2:
-        raise ValueError(f"bad dice expression '{text}': an exploding die needs at least 2 sides, got d{sides}")
+        raise ValueError(
+            f"bad dice expression '{text}': an exploding die needs at least 2 sides, got d{sides}"
+        )
     op, k = m.group("op"), m.group("k")
     if op is None:
         return DiceTerm(sign, count, sides, exploding=exploding)
@@ -212,7 +216,9 @@ def _dice_term(text: str, m: re.Match, sign: int) -> DiceTerm:
     k = int(k)
     if op in ("kh", "kl"):
         if not 1 <= k <= count:
-            raise ValueError(f"bad dice expression '{text}': keeps {k} dice of {count} rolled; keep 1..{count}")
+            raise ValueError(
+                f"bad dice expression '{text}': keeps {k} dice of {count} rolled; keep 1..{count}"
+            )
         keep = k
     else:
         if not 0 <= k < count:

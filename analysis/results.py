@@ -115,7 +115,10 @@ class SimResult:
             "counts": {lab: int(c) for lab, c in zip(self.labels, t.counts, strict=True)},
             "standard_errors": {lab: float(s) for lab, s in zip(self.labels, t.standard_errors, strict=True)},
             "distributions": {
-                **{k: {str(v): f for v, f in h.frequencies(t.trials, tail=True).items()} for k, h in t.hists.items()},
+                **{
+                    k: {str(v): f for v, f in h.frequencies(t.trials, tail=True).items()}
+                    for k, h in t.hists.items()
+                },
                 **dict.fromkeys(self.unsimulated),
             },
             "metrics": {k: _num(v) for k, v in self.metrics.items()},

@@ -80,7 +80,9 @@ def check_fraction(name: str, value: Any, lo: Fraction, hi: Fraction, *, hi_open
     return exact
 
 
-def check_dice(name: str, value: Any, *, allow_none: bool = False, allow_explode: bool = True) -> DiceExpr | None:
+def check_dice(
+    name: str, value: Any, *, allow_none: bool = False, allow_explode: bool = True
+) -> DiceExpr | None:
     """``value`` parsed as dice notation (``None`` allowed where the rules allow absence)."""
     if value is None:
         if allow_none:

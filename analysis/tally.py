@@ -146,4 +146,6 @@ class Tally:
             for k, h in self.hists.items()
         }
         counters = {k: v + other.counters[k] for k, v in self.counters.items()}
-        return Tally(self.labels, self.counts + other.counts, hists, counters, self.trials + other.trials, self.seed)
+        return Tally(
+            self.labels, self.counts + other.counts, hists, counters, self.trials + other.trials, self.seed
+        )

@@ -29,5 +29,6 @@ def test_runs_top_to_bottom(path, monkeypatch):
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
+    resources = {"metadata": {"path": str(path.parent)}}
+    client = NotebookClient(nb, timeout=300, kernel_name="python3", resources=resources)
     client.execute(cwd=str(path.parent), env=dict(os.environ))

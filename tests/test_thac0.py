@@ -60,8 +60,14 @@ def test_fumble_without_reroll_label():
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("crit_threshold", 1), ("crit_threshold", 21), ("crit_option", "triple"), ("damage", "1d0"),
-     ("to_hit", 1001), ("thac0", None)],
+    [
+        ("crit_threshold", 1),
+        ("crit_threshold", 21),
+        ("crit_option", "triple"),
+        ("damage", "1d0"),
+        ("to_hit", 1001),
+        ("thac0", None),
+    ],
 )
 def test_bad_parameters_name_themselves(field, value):
     kwargs = dict(thac0=15, target_ac=5)

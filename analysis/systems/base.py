@@ -43,6 +43,16 @@ class BenchCase:
     icepool: Callable[[], object] | None = None
 
 
+def simulating(simulate: Callable[..., SimResult], spec: Spec) -> Callable[[int, int], SimResult]:
+    """The ``critlab`` callable of a :class:`BenchCase`: ``simulate`` on ``spec`` at a
+    fixed seed, without a progress bar."""
+
+    def run(trials: int, threads: int) -> SimResult:
+        return simulate(spec, trials=trials, seed=1, threads=threads, progress=False)
+
+    return run
+
+
 @dataclass(frozen=True)
 class RuleSystem:
     """A rule system as the command line, sweeps, reports and benchmarks see it."""
@@ -63,7 +73,8 @@ class RuleSystem:
         known = {f.name for f in dataclasses.fields(self.spec)}
         for name in params:
             if name not in known:
-                raise SpecError(name, params[name], f"is not a parameter of {self.name}; known: {', '.join(sorted(known))}")
+                allowed = f"is not a parameter of {self.name}; known: {', '.join(sorted(known))}"
+                raise SpecError(name, params[name], allowed)
         return self.spec(**params)
 
 
@@ -94,7 +105,13 @@ def simulate_tally(
     except ValueError:
         raise SpecError("seed", seed, "must be a non-negative integer") from None
     counts = runner.run(
-        block, n_out=layout.n_out, trials=trials, seed=seed, threads=threads, progress=progress, desc=desc,
+        block,
+        n_out=layout.n_out,
+        trials=trials,
+        seed=seed,
+        threads=threads,
+        progress=progress,
+        desc=desc,
         client=client,
     )
     return layout.unpack(counts, trials=trials, seed=seed)

@@ -32,7 +32,7 @@ import pandas as pd
 from analysis.dist import TAIL_EPS, Dist
 from analysis.results import ExactResult, SimResult
 from analysis.spec import Spec, SpecError, check_bool, check_choice, check_int
-from analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally
+from analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally, simulating
 from analysis.tally import Layout
 from kernels import contest as k
 
@@ -624,18 +624,14 @@ def bench_cases() -> list[BenchCase]:
     return [
         BenchCase(
             name="contest quick (skills 12 vs 10)",
-            critlab=lambda trials, threads: simulate(
-                quick, trials=trials, seed=1, threads=threads, progress=False
-            ),
+            critlab=simulating(simulate, quick),
             numpy=_numpy_quick,
             exact=lambda: exact(quick).distributions["margin"],
             icepool=_icepool_quick,
         ),
         BenchCase(
             name="contest regular (skills 16 vs 15)",
-            critlab=lambda trials, threads: simulate(
-                regular, trials=trials, seed=1, threads=threads, progress=False
-            ),
+            critlab=simulating(simulate, regular),
             numpy=_numpy_regular,
         ),
     ]

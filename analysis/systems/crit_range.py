@@ -33,7 +33,7 @@ from analysis.dist import TAIL_EPS, Dist
 from analysis.notation import KEEP_ALL, DiceExpr
 from analysis.results import ExactResult, SimResult
 from analysis.spec import Spec, SpecError, check_choice, check_dice, check_fraction, check_int
-from analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally
+from analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally, simulating
 from analysis.tally import Layout
 from kernels import crit_range as k
 from kernels.dice import scratch_for
@@ -522,9 +522,7 @@ def bench_cases() -> list[BenchCase]:
     return [
         BenchCase(
             name="crit-range d20 attack (crit range 2, +3 vs 11)",
-            critlab=lambda trials, threads: simulate(
-                spec, trials=trials, seed=1, threads=threads, progress=False
-            ),
+            critlab=simulating(simulate, spec),
             numpy=_numpy_attack,
         )
     ]

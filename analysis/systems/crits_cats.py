@@ -42,7 +42,7 @@ from analysis.dist import Dist
 from analysis.notation import DiceExpr
 from analysis.results import ExactResult, SimResult
 from analysis.spec import Spec, SpecError, check_choice, check_dice, check_int
-from analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally
+from analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally, simulating
 from analysis.tally import Layout
 from kernels import crits_cats as k
 from kernels.dice import scratch_for
@@ -672,9 +672,7 @@ def bench_cases() -> list[BenchCase]:
     return [
         BenchCase(
             name="crits-cats versus (skill 5 vs 2)",
-            critlab=lambda trials, threads: simulate(
-                spec, trials=trials, seed=1, threads=threads, progress=False
-            ),
+            critlab=simulating(simulate, spec),
             numpy=_numpy_versus,
             exact=lambda: exact(spec),
             icepool=_icepool_versus,

@@ -55,7 +55,7 @@ from analysis.dist import TAIL_EPS, Dist, explode
 from analysis.notation import parse
 from analysis.results import ExactResult, SimResult
 from analysis.spec import Spec, SpecError, check_bool, check_choice, check_int
-from analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally
+from analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally, simulating
 from analysis.tally import Layout, Tally
 from kernels import severity as k
 
@@ -645,9 +645,7 @@ def bench_cases() -> list[BenchCase]:
         cases.append(
             BenchCase(
                 name=f"severity {mode} contest (skills 5 vs 2)",
-                critlab=lambda trials, threads, spec=spec: simulate(
-                    spec, trials=trials, seed=1, threads=threads, progress=False
-                ),
+                critlab=simulating(simulate, spec),
                 numpy=lambda trials, mode=mode: _numpy_contest(trials, mode),
                 exact=exact_margin,
                 icepool=functools.partial(_icepool_margin, mode),  # picklable: timed in a new process

@@ -26,7 +26,7 @@ from analysis.dist import Dist
 from analysis.notation import DiceExpr
 from analysis.results import ExactResult, SimResult
 from analysis.spec import Spec, SpecError, check_choice, check_dice, check_int
-from analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally
+from analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally, simulating
 from analysis.tally import Layout
 from kernels import thac0 as k
 from kernels.dice import scratch_for
@@ -210,7 +210,14 @@ def simulate(
         )  # fmt: skip
 
     tally = simulate_tally(
-        layout, block, trials=trials, seed=seed, threads=threads, progress=progress, desc="thac0", client=client
+        layout,
+        block,
+        trials=trials,
+        seed=seed,
+        threads=threads,
+        progress=progress,
+        desc="thac0",
+        client=client,
     )
     metrics = {"expected_damage": tally.counters["damage_sum"] / tally.trials}
     return SimResult.of(ex, tally, metrics)
@@ -229,7 +236,8 @@ def plot_by_ac(spec: Thac0Spec, *, thac0_values=(20, 15, 10, 5), ac_range=range(
     else:
         fig = ax[0].figure
     crit = df[(df.kind == "outcome") & (df.name == "critical_hit")]
-    hit = df[(df.kind == "outcome") & df.name.isin(["hit", "critical_hit", "fumble_reroll_hit", "natural20_reduced"])]
+    hitting = ["hit", "critical_hit", "fumble_reroll_hit", "natural20_reduced"]
+    hit = df[(df.kind == "outcome") & df.name.isin(hitting)]
     dmg = df[(df.kind == "metric") & (df.name == "expected_damage")]
     for t in thac0_values:
         h = hit[hit.thac0 == t].groupby("target_ac")["exact"].sum()
@@ -304,7 +312,7 @@ def bench_cases() -> list[BenchCase]:
     return [
         BenchCase(
             name="thac0 attack (THAC0 10 vs AC 0, +12)",
-            critlab=lambda trials, threads: simulate(spec, trials=trials, seed=1, threads=threads, progress=False),
+            critlab=simulating(simulate, spec),
             numpy=_numpy_attack,
         )
     ]
