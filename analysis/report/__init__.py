@@ -1,0 +1,182 @@
+"""Balance reports: ``critlab report [--config FILE] [--out DIR] [--trials N] [--seed S]
+[--baseline SUMMARY.json]``.
+
+A TOML configuration (:mod:`analysis.report.config`; built in: ``default.toml``)
+names the rule systems, their parameters, the grids to sweep and the specs to
+validate. The report goes to ``reports/<name>/``:
+
+- ``index.html``: one self-contained page (figures embedded), readable on a phone and in print;
+- ``README.md``: the same, figures as relative PNGs;
+- ``figures/*.png``, ``tables/*.csv``;
+- ``summary.json``: every headline number (``metrics``: exact ones, and simulated ones
+  with their standard errors), every validation, and the run's metadata.
+
+With ``--baseline`` an earlier ``summary.json`` adds a "what changed" section
+(:mod:`analysis.report.compare`). The exit status is 0 when every validation passed,
+1 when one failed (the report is still written), 2 for a bad configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from analysis.report.build import SectionOutput, plain_progress, resolve_seed, run_system
+from analysis.report.compare import SUMMARY_FORMAT, Comparison, compare, load_baseline
+from analysis.report.config import MAX_SEED, MAX_TRIALS, ConfigError, ReportConfig, load_config
+from analysis.report.meta import run_metadata
+from analysis.report.page import assemble, verdict
+
+__all__ = ["ConfigError", "ReportResult", "build_report", "load_config", "main"]
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    out: Path
+    summary: dict[str, Any]
+    passed: bool
+
+
+def _json_safe(x: Any) -> Any:
+    """Plain JSON values: NaN and infinities become null, numpy scalars Python numbers."""
+    if isinstance(x, dict):
+        return {str(k): _json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_json_safe(v) for v in x]
+    if hasattr(x, "item") and not isinstance(x, (str, bytes)):
+        x = x.item()
+    if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))):
+        return None
+    return x
+
+
+def _clear(folder: Path, pattern: str) -> None:
+    """Remove the files an earlier build left (only the report's own kind of file)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob(pattern):
+        stale.unlink()
+
+
+def build_report(
+    config: str | Path | None = None,
+    *,
+    out: str | Path | None = None,
+    trials: int | None = None,
+    seed: int | None = None,
+    baseline: str | Path | None = None,
+    progress: bool = True,
+) -> ReportResult:
+    """Build a report; see the module docstring. Configuration and baseline are read and
+    checked before any work starts (:class:`ConfigError` otherwise)."""
+    start = time.perf_counter()
+    cfg: ReportConfig = load_config(config).with_overrides(trials=trials, seed=seed)
+    base = load_baseline(baseline) if baseline is not None else None
+    out_dir = Path(out) if out is not None else Path("reports") / cfg.name
+    say = plain_progress(progress)
+    run_seed = resolve_seed(cfg.seed)
+    n_sections = sum(len(b.sections) for b in cfg.systems)
+    say(
+        f"report {cfg.name!r}: {n_sections} sections over {', '.join(b.name for b in cfg.systems)}; "
+        f"seed {run_seed}, {cfg.trials:,} trials per validation"
+    )
+    meta = run_metadata()
+    outputs: dict[str, list[SectionOutput]] = {}
+    for block in cfg.systems:
+        outputs[block.name] = run_system(block, cfg, run_seed, say, None if progress else False)
+
+    metrics: dict[str, dict[str, Any]] = {}
+    for outs in outputs.values():
+        for o in outs:
+            metrics.update(o.metrics)
+    validations = [o.info for outs in outputs.values() for o in outs if "passed" in o.info]
+    line, passed = verdict(validations)
+    comparison: Comparison | None = None
+    if base is not None:
+        comparison = compare(metrics, base["metrics"], name=str(baseline))
+    wall = time.perf_counter() - start
+    doc = assemble(cfg, run_seed, outputs, comparison, meta, wall)
+
+    _clear(out_dir / "figures", "*.png")
+    _clear(out_dir / "tables", "*.csv")
+    for fig in doc.figures():
+        (out_dir / fig.file).write_bytes(fig.png)
+    for outs in outputs.values():
+        for o in outs:
+            for rel, frame in o.tables.items():
+                frame.to_csv(out_dir / rel, index=False)
+    if comparison is not None:
+        comparison.changes.to_csv(out_dir / "tables" / "changes.csv", index=False)
+
+    from analysis.report import html, markdown
+
+    (out_dir / "index.html").write_text(html.render(doc), encoding="utf-8")
+    (out_dir / "README.md").write_text(markdown.render(doc), encoding="utf-8")
+    summary = {
+        "format": SUMMARY_FORMAT,
+        "name": cfg.name,
+        "title": cfg.title,
+        "validated": passed,
+        "verdict": line,
+        "run": {
+            **meta,
+            "config": cfg.file,
+            "config_sha256": cfg.sha256,
+            "seed": run_seed,
+            "trials": cfg.trials,
+            "batches": cfg.batches,
+            "alpha": cfg.alpha,
+            "systems": [b.name for b in cfg.systems],
+            "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - wall)),
+            "wall_time_s": round(wall, 3),
+        },
+        "validations": validations,
+        "sections": [o.info for outs in outputs.values() for o in outs],
+        "comparison": None if comparison is None else comparison.to_json(),
+        "metrics": metrics,
+    }
+    summary = _json_safe(summary)
+    (out_dir / "summary.json").write_text(
+        json.dumps(summary, indent=1, allow_nan=False) + "\n", encoding="utf-8"
+    )
+    say(
+        f"{line} Wrote {out_dir / 'index.html'} and {out_dir / 'README.md'} "
+        f"in {time.perf_counter() - start:.1f} s"
+    )
+    return ReportResult(out=out_dir, summary=summary, passed=passed)
+
+
+def _int_option(flag: str, text: str | None, lo: int, hi: int) -> int | None:
+    if text is None:
+        return None
+    try:
+        value = int(str(text).replace("_", ""))
+    except ValueError:
+        raise ConfigError("command line", flag, f"must be an integer in {lo}..{hi}, got {text!r}") from None
+    if not lo <= value <= hi:
+        raise ConfigError("command line", flag, f"must be an integer in {lo}..{hi}, got {value}")
+    return value
+
+
+def main(args: argparse.Namespace) -> int:
+    """The ``critlab report`` command: 0 when everything validated, 1 when a validation
+    failed (the report is still written), 2 for a bad configuration or option."""
+    try:
+        result = build_report(
+            args.config,
+            out=args.out,
+            trials=_int_option("--trials", args.trials, 1, MAX_TRIALS),
+            seed=_int_option("--seed", args.seed, 0, MAX_SEED),
+            baseline=args.baseline,
+            progress=not args.no_progress,
+        )
+    except ConfigError as exc:
+        print(f"critlab report: error: {exc}", file=sys.stderr)
+        return 2
+    print(result.summary["verdict"])
+    print(f"report: {result.out / 'index.html'}")
+    return 0 if result.passed else 1

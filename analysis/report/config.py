@@ -1,0 +1,452 @@
+"""The report configuration: a TOML file read, checked and turned into specs up front.
+
+Everything that can be wrong with a configuration is found here, before any work
+starts: unknown keys, wrong types, values out of range, systems that are not
+installed, grid points the rules do not allow (every spec is built through the
+system's ``make_spec``, so its :class:`~analysis.spec.SpecError` applies), outcome and
+metric names the system does not report. Each error is one :class:`ConfigError` line
+naming the file, the key path and what is allowed; sections are numbered from 1::
+
+    designer.toml: systems.thac0.sections[2].grid.crit_threshold: parameter crit_threshold = 25: ...
+
+The format is described in ``reports/examples/designer.toml``; the built-in
+configuration is ``analysis/report/default.toml``.
+
+>>> data = {"report": {"trials": 1000}, "systems": {"thac0": {"params": {"thac0": 15, "target_ac": 5},
+...     "sections": [{"kind": "validation"}]}}}
+>>> cfg = parse_config(data, "inline.toml")
+>>> cfg.name, cfg.trials, cfg.systems[0].sections[0].spec.thac0
+('inline', 1000, 15)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from analysis.report.reading import (
+    NAME,
+    ConfigError,
+    Reader,
+    build_spec,
+    grid_values,
+    read_params,
+    read_variants,
+    slug,
+)
+from analysis.spec import Spec, SpecError
+from analysis.sweep import grid_points
+from analysis.systems import MODULES, RuleSystem, registry
+
+__all__ = ["ConfigError", "ReportConfig", "SweepSection", "ValidationSection", "load_config", "parse_config"]
+
+DEFAULT_CONFIG = Path(__file__).with_name("default.toml")
+
+SECTION_KINDS = ("outcomes_by", "metric_by", "validation")
+CHARTS = ("line", "stacked", "heatmap", "none")
+TABLE_LAYOUTS = ("auto", "long", "pivot", "none")
+MAX_TRIALS = 10**13
+MAX_SEED = 2**63 - 1
+# A sweep larger than this is almost certainly a typo in a range (and would not fit a page).
+MAX_POINTS = 5000
+# Beyond this many panels a figure is unreadable on a phone; split the section instead.
+MAX_PANELS = 24
+
+_REPORT_KEYS = ("name", "title", "description", "trials", "seed", "batches", "alpha")
+_SYSTEM_KEYS = ("title", "note", "params", "variants", "sections")
+_SWEEP_KEYS = (
+    "kind",
+    "id",
+    "title",
+    "note",
+    "params",
+    "grid",
+    "variants",
+    "axes",
+    "outcomes",
+    "metrics",
+    "chart",
+    "table",
+    "sum",
+    "label",
+    "log_y",
+    "x_label",
+    "y_label",
+)
+_VALIDATION_KEYS = ("kind", "id", "title", "note", "params", "trials")
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One axis of a sweep: a swept parameter, or a named set of variants (a weapon table)."""
+
+    name: str
+    values: tuple[Any, ...]
+    variant: bool = False
+
+
+@dataclass(frozen=True)
+class SweepSection:
+    """An ``outcomes_by`` or ``metric_by`` section: exact values over a grid."""
+
+    system: str
+    id: str
+    key: str
+    kind: str
+    title: str
+    note: str
+    grid: Mapping[str, tuple[Any, ...]]
+    axes: tuple[Axis, ...]
+    # variant name (None without variants) -> the spec of the grid's first point
+    base_specs: Mapping[str | None, Spec]
+    n_points: int
+    outcomes: tuple[str, ...]
+    metrics: tuple[str, ...]
+    chart: str
+    table: str
+    sum: bool
+    label: str
+    log_y: bool
+    x_label: str
+    y_label: str
+
+    @property
+    def plotted(self) -> tuple[str, ...]:
+        """The quantities drawn: outcomes (or their sum) for outcomes_by, metrics for metric_by."""
+        if self.kind == "metric_by":
+            return self.metrics
+        return (self.label,) if self.sum else self.outcomes
+
+
+@dataclass(frozen=True)
+class ValidationSection:
+    """A ``validation`` section: one spec simulated and held against the exact engine."""
+
+    system: str
+    id: str
+    key: str
+    title: str
+    note: str
+    spec: Spec
+    trials: int | None
+
+    kind = "validation"
+
+
+@dataclass(frozen=True)
+class SystemBlock:
+    name: str
+    title: str
+    note: str
+    sections: tuple[SweepSection | ValidationSection, ...]
+
+
+@dataclass(frozen=True)
+class ReportConfig:
+    """A checked configuration; every spec in it has been built and validated."""
+
+    file: str
+    name: str
+    title: str
+    description: str
+    trials: int
+    seed: int | None
+    batches: int
+    alpha: float
+    systems: tuple[SystemBlock, ...] = field(default_factory=tuple)
+    sha256: str = ""  # of the file's bytes, recorded in summary.json
+
+    def with_overrides(self, *, trials: int | None = None, seed: int | None = None) -> ReportConfig:
+        """The command line's ``--trials`` (every validation) and ``--seed``."""
+        cfg = self
+        if trials is not None:
+            if trials < self.batches:
+                raise ConfigError("command line", "--trials", f"must be at least batches = {self.batches}")
+            blocks = tuple(
+                dataclasses.replace(
+                    b,
+                    sections=tuple(
+                        dataclasses.replace(s, trials=None) if isinstance(s, ValidationSection) else s
+                        for s in b.sections
+                    ),
+                )
+                for b in cfg.systems
+            )
+            cfg = dataclasses.replace(cfg, trials=trials, systems=blocks)
+        if seed is not None:
+            cfg = dataclasses.replace(cfg, seed=seed)
+        return cfg
+
+
+# -- sections ------------------------------------------------------------------------------
+def _sweep_section(
+    system: RuleSystem, r: Reader, base: dict[str, Any], base_sources: dict[str, str], sets: dict, sid: str
+) -> SweepSection:
+    r.only(_SWEEP_KEYS)
+    kind = r.table["kind"]
+    params = {**base, **read_params(system, r)}
+    sources = {**base_sources, **{k: f"{r.sub('params')}.{k}" for k in r.table.get("params", {})}}
+    grid_table = r.get("grid", dict, {})
+    grid = {name: grid_values(system, Reader(r.file, grid_table, r.sub("grid")), name) for name in grid_table}
+    set_name = r.get("variants", str, None, what="the name of a variant set")
+    variants: dict[str | None, dict[str, Any]] = {None: {}}
+    axes = [Axis(name, values) for name, values in grid.items()]
+    if set_name is not None:
+        if set_name not in sets:
+            known = ", ".join(sets) or "none defined"
+            raise r.error("variants", f"no variant set {set_name!r} in this system; sets: {known}")
+        variants = dict(sets[set_name])
+        for vname, vparams in variants.items():
+            clash = set(vparams) & set(grid)
+            if clash:
+                raise r.error(f"grid.{sorted(clash)[0]}", f"is also set by variant {vname!r} of {set_name!r}")
+        axes.append(Axis(set_name, tuple(variants), variant=True))
+    order = r.names("axes")
+    if order is not None:
+        by_name = {a.name: a for a in axes}
+        if sorted(order) != sorted(by_name):
+            raise r.error("axes", f"must list each axis once: {', '.join(by_name)}")
+        axes = [by_name[n] for n in order]
+    if len(axes) > 3:
+        raise r.error("grid", "at most three axes (x, series or rows, panels); split the section")
+
+    n_points = len(variants) * math.prod(len(v) for v in grid.values())
+    if n_points > MAX_POINTS:
+        raise r.error("grid", f"{n_points} points; at most {MAX_POINTS} per section")
+    base_specs: dict[str | None, Spec] = {}
+    first: Spec | None = None
+    for vname, vparams in variants.items():
+        vsources = {k: f"{_variant_key(r, set_name, vname, sets)}.{k}" for k in vparams}
+        for point in grid_points(**grid):
+            where = ", ".join(f"{k}={v}" for k, v in point.items())
+            where = (
+                f"at {where}{'' if vname is None else f' ({set_name} {vname})'}: " if where or vname else ""
+            )
+            psources = {**sources, **vsources, **{k: f"{r.sub('grid')}.{k}" for k in point}}
+            spec = build_spec(system, {**params, **vparams, **point}, r.file, psources, where)
+            base_specs.setdefault(vname, spec)
+            first = first or spec
+
+    try:
+        probe = system.exact(first)
+    except (SpecError, ValueError) as exc:
+        raise r.error(None, f"the exact engine rejects this section's first point: {exc}") from None
+    labels, metric_names = tuple(probe.labels), tuple(probe.metrics)
+    outcomes = r.names("outcomes")
+    metrics = r.names("metrics") or ()
+    for name, given in (("outcomes", outcomes), ("metrics", r.names("metrics"))):
+        if given is not None and not given:
+            raise r.error(name, "must name at least one (or leave the key out)")
+    for name in outcomes or ():
+        if name not in labels:
+            raise r.error(
+                "outcomes", f"{system.name} has no outcome {name!r} here; outcomes: {', '.join(labels)}"
+            )
+    for name in metrics:
+        if name not in metric_names:
+            raise r.error(
+                "metrics", f"{system.name} has no metric {name!r}; metrics: {', '.join(metric_names)}"
+            )
+    if kind == "metric_by" and not metrics:
+        raise r.error(
+            "metrics", f"metric_by needs metrics = [...]; {system.name} reports: {', '.join(metric_names)}"
+        )
+    if outcomes is None:
+        outcomes = labels if kind == "outcomes_by" else ()
+
+    chart = r.get("chart", str, "stacked" if kind == "outcomes_by" else "line")
+    if chart not in CHARTS:
+        raise r.error("chart", f"must be one of {', '.join(CHARTS)}, got {chart!r}")
+    total = r.get("sum", bool, False)
+    if chart == "stacked" and (kind != "outcomes_by" or total):
+        raise r.error("chart", "stacked bars show an outcomes_by section's outcomes (without sum = true)")
+    if chart == "heatmap" and len(axes) < 2:
+        raise r.error("chart", "a heatmap needs two axes (x and y) in grid / variants")
+    if chart in ("line", "stacked") and not axes:
+        raise r.error("grid", f"a {chart} chart needs at least one axis in grid or variants")
+    if "label" in r.table and not total:
+        raise r.error("label", "names the sum of the outcomes: set sum = true as well")
+    label = r.text("label", "P(" + " or ".join(outcomes) + ")" if total else "")
+    section = SweepSection(
+        system=system.name,
+        id=sid,
+        key=r.key,
+        kind=kind,
+        title=r.text("title") or _default_title(kind, axes, metrics or outcomes),
+        note=r.text("note"),
+        grid=grid,
+        axes=tuple(axes),
+        base_specs=base_specs,
+        n_points=n_points,
+        outcomes=tuple(outcomes),
+        metrics=tuple(metrics),
+        chart=chart,
+        table=r.get("table", str, "auto"),
+        sum=total,
+        label=label,
+        log_y=r.get("log_y", bool, False),
+        x_label=r.text("x_label"),
+        y_label=r.text("y_label"),
+    )
+    if section.table not in TABLE_LAYOUTS:
+        raise r.error("table", f"must be one of {', '.join(TABLE_LAYOUTS)}, got {section.table!r}")
+    panels = _panels(section)
+    if panels > MAX_PANELS:
+        raise r.error("grid", f"the chart would have {panels} panels; at most {MAX_PANELS}")
+    return section
+
+
+def _panels(s: SweepSection) -> int:
+    if s.chart == "stacked":
+        return math.prod(len(a.values) for a in s.axes[1:])
+    if s.chart == "heatmap":
+        return len(s.plotted) * (len(s.axes[2].values) if len(s.axes) > 2 else 1)
+    if s.chart == "line":
+        return len(s.axes[2].values) if len(s.axes) > 2 else 1
+    return 0
+
+
+def _validation_section(
+    system: RuleSystem, r: Reader, base: dict[str, Any], base_sources: dict[str, str], sid: str, batches: int
+) -> ValidationSection:
+    r.only(_VALIDATION_KEYS)
+    params = {**base, **read_params(system, r)}
+    sources = {**base_sources, **{k: f"{r.sub('params')}.{k}" for k in r.table.get("params", {})}}
+    spec = build_spec(system, params, r.file, sources, "")
+    return ValidationSection(
+        system=system.name,
+        id=sid,
+        key=r.key,
+        title=r.text("title") or "Validation",
+        note=r.text("note"),
+        spec=spec,
+        # each batch needs at least one trial
+        trials=r.int_in("trials", batches, MAX_TRIALS, None),
+    )
+
+
+def _variant_key(r: Reader, set_name: str | None, vname: str | None, sets: dict) -> str:
+    if set_name is None or vname is None:
+        return r.key
+    index = list(sets[set_name]).index(vname) + 1
+    system_key = r.key.rsplit(".sections", 1)[0]
+    return f"{system_key}.variants.{set_name}[{index}]"
+
+
+def _default_title(kind: str, axes: list[Axis], names: tuple[str, ...]) -> str:
+    what = ", ".join(names) if kind == "metric_by" else "outcomes"
+    return f"{what} by {' × '.join(a.name for a in axes)}" if axes else what
+
+
+# -- the file -----------------------------------------------------------------------------
+def load_config(path: str | Path | None = None) -> ReportConfig:
+    """Read and check a report configuration (default: the built-in one).
+
+    Raises
+    ------
+    ConfigError
+        Naming the file, the key and what is allowed.
+    """
+    file = str(path) if path is not None else "analysis/report/default.toml"
+    path = Path(path) if path is not None else DEFAULT_CONFIG
+    try:
+        raw = path.read_bytes()
+        data = tomllib.loads(raw.decode("utf-8"))
+    except OSError as exc:
+        raise ConfigError(file, "", f"cannot read the configuration: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(file, "", f"not valid TOML: {exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(file, "", "not valid TOML: the file is not UTF-8 text") from None
+    return parse_config(data, file, sha256=hashlib.sha256(raw).hexdigest())
+
+
+def parse_config(data: dict[str, Any], file: str, *, sha256: str = "") -> ReportConfig:
+    """Check an already-parsed TOML document; ``file`` names it in errors.
+
+    Every system it names must be installed; every spec is built up front.
+    """
+    top = Reader(file, data, "")
+    top.only(("report", "systems"))
+    rep = Reader(file, top.get("report", dict, {}), "report")
+    rep.only(_REPORT_KEYS)
+    name = rep.text("name", Path(file).stem)
+    if not NAME.match(name):
+        raise rep.error("name", f"must be a folder name (letters, digits, '_', '.', '-'), got {name!r}")
+    batches = rep.int_in("batches", 2, 1000, 10)
+    trials = rep.int_in("trials", 1, MAX_TRIALS, 200_000)
+    if trials < batches:
+        raise rep.error("trials", f"must be at least batches = {batches}, got {trials}")
+    alpha = rep.get("alpha", (float, int), 1e-3, what="a number in (0, 1)")
+    if not 0 < alpha < 1:
+        raise rep.error("alpha", f"must be a number in (0, 1), got {alpha}")
+
+    systems_table = top.get("systems", dict, None)
+    if not systems_table:
+        raise ConfigError(file, "systems", "name at least one system, e.g. [systems.thac0]")
+    installed = registry()
+    blocks = []
+    for sys_name, block in systems_table.items():
+        key = f"systems.{sys_name}"
+        if sys_name not in installed:
+            if sys_name in MODULES:
+                module = f"analysis/systems/{MODULES[sys_name]}.py"
+                msg = f"system {sys_name!r} is not installed ({module} is missing)"
+            else:
+                msg = f"unknown system {sys_name!r}; the systems are: {', '.join(MODULES)}"
+            raise ConfigError(file, key, f"{msg}; installed: {', '.join(installed) or 'none'}")
+        blocks.append(_system_block(installed[sys_name], Reader(file, block, key), batches))
+    return ReportConfig(
+        file=file,
+        name=name,
+        title=rep.text("title", "critlab balance report"),
+        description=rep.text("description"),
+        trials=trials,
+        seed=rep.int_in("seed", 0, MAX_SEED, None),
+        batches=batches,
+        alpha=float(alpha),
+        systems=tuple(blocks),
+        sha256=sha256,
+    )
+
+
+def _system_block(system: RuleSystem, r: Reader, batches: int) -> SystemBlock:
+    r.only(_SYSTEM_KEYS)
+    base = read_params(system, r)
+    base_sources = {"*": r.sub("params"), **{k: f"{r.sub('params')}.{k}" for k in base}}
+    sets = read_variants(system, r)
+    rows = r.get("sections", list, None, what=f"a list of tables [[{r.sub('sections')}]]")
+    if not rows:
+        raise r.error("sections", f"add at least one [[{r.sub('sections')}]] table")
+    sections: list[SweepSection | ValidationSection] = []
+    ids: set[str] = set()
+    for i, row in enumerate(rows):
+        sr = Reader(r.file, row, f"{r.sub('sections')}[{i + 1}]")
+        kind = sr.get("kind", str, None)
+        if kind not in SECTION_KINDS:
+            raise sr.error("kind", f"must be one of {', '.join(SECTION_KINDS)}, got {kind!r}")
+        sid = sr.get("id", str, None)
+        if sid is not None and (not NAME.match(sid) or sid in ids):
+            raise sr.error("id", f"must be a unique file-name-safe id, got {sid!r}")
+        if sid is None:
+            sid = stem = slug(sr.text("title") or f"{kind}-{i + 1}")
+            n = 2
+            while sid in ids:
+                sid, n = f"{stem}-{n}", n + 1
+        ids.add(sid)
+        sources = {**base_sources, "*": sr.sub("params") if "params" in row else base_sources["*"]}
+        if kind == "validation":
+            sections.append(_validation_section(system, sr, base, sources, sid, batches))
+        else:
+            sections.append(_sweep_section(system, sr, base, sources, sets, sid))
+    if not any(isinstance(s, ValidationSection) for s in sections):
+        raise r.error("sections", 'each system needs at least one section with kind = "validation"')
+    return SystemBlock(
+        name=system.name, title=r.text("title", system.title), note=r.text("note"), sections=tuple(sections)
+    )

@@ -1,0 +1,105 @@
+"""The report as a list of blocks (headings, paragraphs, figures, tables), rendered twice:
+as one self-contained HTML page (:mod:`analysis.report.html`) and as a README.md with
+relative figures (:mod:`analysis.report.markdown`), so both always say the same.
+
+>>> fmt(0.05), fmt(1.25e-05), fmt(None), fmt(4.5)
+('0.0500', '1.25e-05', '–', '4.5000')
+>>> fmt_se(0.051234, 0.000493)
+'0.05123 ± 0.00049'
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str
+    anchor: str
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+    # "ok" / "fail" (the validation verdict), "meta" (run details), "note", or "" (plain)
+    style: str = ""
+
+
+@dataclass(frozen=True)
+class Figure:
+    file: str  # relative to the report folder, e.g. figures/thac0--by-ac.png
+    png: bytes
+    caption: str
+
+
+@dataclass(frozen=True)
+class Table:
+    header: list[str]
+    rows: list[list[str]]
+    caption: str = ""
+    # leading columns that hold labels (left-aligned) rather than numbers
+    label_columns: int = 1
+
+
+@dataclass(frozen=True)
+class Contents:
+    """Where the list of contents goes (built from the headings at render time)."""
+
+
+@dataclass
+class Document:
+    title: str
+    blocks: list = field(default_factory=list)
+
+    def add(self, *blocks) -> None:
+        self.blocks.extend(blocks)
+
+    def headings(self) -> list[Heading]:
+        return [b for b in self.blocks if isinstance(b, Heading) and b.level in (2, 3)]
+
+    def figures(self) -> list[Figure]:
+        return [b for b in self.blocks if isinstance(b, Figure)]
+
+
+def fmt(x: float | None) -> str:
+    """A probability or metric for a table: 4 decimals, or 3 significant digits when tiny."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    x = float(x)
+    if x != 0 and abs(x) < 1e-3:
+        return f"{x:.3g}"
+    return f"{x:.4f}"
+
+
+def fmt_se(value: float | None, se: float | None) -> str:
+    """A simulated number with its standard error, both to the SE's second significant digit."""
+    if value is None or se is None or math.isnan(value) or math.isnan(se):
+        return fmt(value)  # an exact number: no standard error to carry
+    if se <= 0:
+        return f"{fmt(value)} ± 0"
+    decimals = min(12, max(0, 1 - math.floor(math.log10(se))))
+    return f"{value:.{decimals}f} ± {se:.{decimals}f}"
+
+
+def fmt_z(z: float | None) -> str:
+    if z is None or math.isnan(z):
+        return "–"
+    return "∞" if math.isinf(z) else f"{z:+.2f}"
+
+
+def fmt_value(v) -> str:
+    """A grid value as shown in tables and keys (``2`` not ``2.0``, ``true`` as in TOML).
+
+    >>> [fmt_value(v) for v in (2.0, 0.25, True, "1d8", -3)]
+    ['2', '0.25', 'true', '1d8', '-3']
+    """
+    if hasattr(v, "item"):  # numpy scalars from DataFrame columns
+        v = v.item()
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v)) if abs(v) < 1e15 else str(v)
+    return str(v)

@@ -1,0 +1,109 @@
+"""The report as one self-contained HTML page: figures embedded as base64 PNG, plain
+CSS that reads on a phone (fluid images, scrolling tables) and prints cleanly.
+
+>>> from analysis.report.doc import Document, Heading, Paragraph, Contents
+>>> page = render(Document("T", [Paragraph("All passed.", "ok"), Contents(), Heading(2, "A & B", "a")]))
+>>> '<a href="#a">A &amp; B</a>' in page, page.count("<img")
+(True, 0)
+"""
+
+from __future__ import annotations
+
+import base64
+from html import escape
+
+from analysis.report.doc import Contents, Document, Figure, Heading, Paragraph, Table
+
+CSS = """
+:root { color-scheme: light; }
+body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; color: #1b1b1b;
+       background: #fff; }
+main { max-width: 64rem; margin: 0 auto; padding: 1rem; }
+h1 { font-size: 1.6rem; margin: .5rem 0; }
+h2 { font-size: 1.3rem; margin-top: 2.2rem; border-bottom: 2px solid #ddd; }
+h3 { font-size: 1.1rem; margin-top: 1.6rem; }
+p.ok, p.fail { font-weight: 600; padding: .5rem .75rem; border-radius: 4px; }
+p.ok { background: #e6f4ea; border-left: 4px solid #1e8e3e; }
+p.fail { background: #fdecea; border-left: 4px solid #d93025; }
+p.meta, p.note, figcaption, caption { color: #444; font-size: .9rem; }
+figure { margin: 1rem 0; }
+img { max-width: 100%; height: auto; display: block; }
+.scroll { overflow-x: auto; margin: .75rem 0; }
+table { border-collapse: collapse; font-size: .85rem; font-variant-numeric: tabular-nums; }
+caption { text-align: left; padding: .25rem 0; }
+th, td { border: 1px solid #ccc; padding: .2rem .5rem; text-align: right; white-space: nowrap; }
+th { background: #f3f3f3; }
+td.l, th.l { text-align: left; }
+td.l { white-space: normal; overflow-wrap: anywhere; }
+nav ol { padding-left: 1.4rem; }
+@media (max-width: 40rem) { body { font-size: 15px; } main { padding: .5rem; } }
+@media print {
+  body { font-size: 10pt; }
+  main { max-width: none; padding: 0; }
+  nav { break-after: page; }
+  h2, h3 { break-after: avoid; }
+  figure, table, p.ok, p.fail { break-inside: avoid; }
+  .scroll { overflow: visible; }
+  a { color: inherit; text-decoration: none; }
+}
+"""
+
+
+def _contents(doc: Document) -> str:
+    groups: list[tuple[Heading | None, list[Heading]]] = []
+    for h in doc.headings():
+        if h.level == 2 or not groups:
+            groups.append((h if h.level == 2 else None, []))
+        if h.level == 3:
+            groups[-1][1].append(h)
+
+    def link(h: Heading) -> str:
+        return f'<a href="#{escape(h.anchor)}">{escape(h.text)}</a>'
+
+    items = []
+    for top, subs in groups:
+        inner = "<ol>" + "".join(f"<li>{link(h)}</li>" for h in subs) + "</ol>" if subs else ""
+        items.append(f"<li>{link(top) if top else ''}{inner}</li>")
+    return "<nav><h2>Contents</h2><ol>" + "".join(items) + "</ol></nav>"
+
+
+def _table(t: Table) -> str:
+    def cell(tag: str, i: int, text: str) -> str:
+        cls = ' class="l"' if i < t.label_columns else ""
+        return f"<{tag}{cls}>{escape(text)}</{tag}>"
+
+    head = "".join(cell("th", i, h) for i, h in enumerate(t.header))
+    body = "".join("<tr>" + "".join(cell("td", i, c) for i, c in enumerate(row)) + "</tr>" for row in t.rows)
+    caption = f"<caption>{escape(t.caption)}</caption>" if t.caption else ""
+    table = f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f'<div class="scroll">{table}</div>'
+
+
+def _block(doc: Document, b) -> str:
+    if isinstance(b, Heading):
+        return f'<h{b.level} id="{escape(b.anchor)}">{escape(b.text)}</h{b.level}>'
+    if isinstance(b, Paragraph):
+        cls = f' class="{b.style}"' if b.style else ""
+        return f"<p{cls}>{escape(b.text)}</p>"
+    if isinstance(b, Figure):
+        data = base64.b64encode(b.png).decode("ascii")
+        return (
+            f'<figure><img src="data:image/png;base64,{data}" alt="{escape(b.caption)}">'
+            f"<figcaption>{escape(b.caption)}</figcaption></figure>"
+        )
+    if isinstance(b, Table):
+        return _table(b)
+    if isinstance(b, Contents):
+        return _contents(doc)
+    raise TypeError(f"unknown report block {b!r}")
+
+
+def render(doc: Document) -> str:
+    """The whole page as a string."""
+    body = "\n".join(_block(doc, b) for b in doc.blocks)
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{escape(doc.title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n"
+        f"<h1>{escape(doc.title)}</h1>\n{body}\n</main>\n</body>\n</html>\n"
+    )

@@ -1,0 +1,157 @@
+"""The report's page: verdict first, then run facts, contents, validation summary,
+what changed, one part per system, and the run metadata.
+
+>>> verdict([{"system": "thac0", "title": "V", "passed": True}])
+('Everything validated: all 1 simulation agrees with the exact engine.', True)
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from analysis.report.build import SectionOutput, anchor
+from analysis.report.compare import Comparison
+from analysis.report.config import ReportConfig
+from analysis.report.doc import Contents, Document, Heading, Paragraph, Table, fmt, fmt_se, fmt_z
+
+# More changed numbers than this are listed in tables/changes.csv only: a page of
+# thousands of rows helps nobody, and the CSV holds them all.
+MAX_CHANGE_ROWS = 200
+
+
+def verdict(validations: list[dict[str, Any]]) -> tuple[str, bool]:
+    """The report's first line, and whether everything validated."""
+    failed = [v for v in validations if not v["passed"]]
+    n = len(validations)
+    if not failed:
+        noun = "simulation agrees" if n == 1 else "simulations agree"
+        return f"Everything validated: all {n} {noun} with the exact engine.", True
+    names = ", ".join(f"{v['system']} · {v['title']}" for v in failed)
+    return f"NOT everything validated: {len(failed)} of {n} validations failed ({names}).", False
+
+
+def _validation_table(validations: list[dict[str, Any]]) -> Table:
+    rows = [
+        [
+            v["system"],
+            v["title"],
+            f"{v['trials']:,}",
+            f"{v['p_value']:.3g}",
+            "∞" if v["max_abs_z_outcomes"] is None else f"{v['max_abs_z_outcomes']:.2f}",
+            "pass" if v["passed"] else "FAIL",
+        ]
+        for v in validations
+    ]
+    return Table(
+        ["system", "validation", "trials", "p-value", "max |z| (outcomes)", "result"],
+        rows,
+        caption="Each simulation held against the exact engine (chi-square, Bonferroni over groups).",
+        label_columns=2,
+    )
+
+
+def _changes(comparison: Comparison) -> list:
+    blocks: list = [Heading(2, "What changed", "what-changed"), Paragraph(comparison.headline())]
+    if comparison.no_change:
+        return blocks
+    shown = comparison.changes[
+        comparison.changes["beyond_noise"] | (comparison.changes["kind"] == "exact")
+    ].head(MAX_CHANGE_ROWS)
+    if not shown.empty:
+        rows = [
+            [
+                r.key,
+                r.kind,
+                fmt_se(r.baseline, r.baseline_se),
+                fmt_se(r.current, r.current_se),
+                _signed(r.change),
+                fmt_z(r.z),
+            ]
+            for r in shown.itertuples()
+        ]
+        blocks.append(
+            Table(
+                ["metric", "kind", "baseline", "now", "change", "z"],
+                rows,
+                caption="Numbers that moved: exact ones by more than 1e-12, simulated ones beyond noise "
+                "(|z| > 4, z from both standard errors). All moves are in tables/changes.csv.",
+                label_columns=2,
+            )
+        )
+    quiet = int((~comparison.changes["beyond_noise"]).sum())
+    if quiet:
+        blocks.append(
+            Paragraph(
+                f"{quiet} simulated numbers differ within noise (|z| ≤ 4); see tables/changes.csv.", "note"
+            )
+        )
+    for what, keys in (("New", comparison.added), ("No longer reported", comparison.removed)):
+        if keys:
+            more = f" and {len(keys) - 10} more" if len(keys) > 10 else ""
+            blocks.append(Paragraph(f"{what} ({len(keys)}): " + ", ".join(keys[:10]) + more + ".", "note"))
+    return blocks
+
+
+def _signed(x: float) -> str:
+    text = fmt(x)
+    return text if text.startswith("-") or text == "–" else "+" + text
+
+
+def assemble(
+    cfg: ReportConfig,
+    seed: int,
+    outputs: dict[str, list[SectionOutput]],
+    comparison: Comparison | None,
+    meta: dict[str, Any],
+    wall_time: float,
+) -> Document:
+    """The document: the blocks both writers render."""
+    validations = [o.info for outs in outputs.values() for o in outs if "passed" in o.info]
+    line, ok = verdict(validations)
+    doc = Document(cfg.title)
+    doc.add(Paragraph(line, "ok" if ok else "fail"))
+    if comparison is not None:
+        doc.add(Paragraph(comparison.headline(), "ok" if comparison.no_change else "note"))
+    commit = meta.get("git_commit")
+    commit_text = (
+        f", commit {commit[:12]}{' with local changes' if meta.get('git_dirty') else ''}" if commit else ""
+    )
+    doc.add(
+        Paragraph(
+            f"Built {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC by critlab {meta.get('critlab_version')}"
+            f"{commit_text}; seed {seed}; {cfg.trials:,} trials per validation in {cfg.batches} batches; "
+            f"wall time {wall_time:.1f} s. Configuration: {cfg.file}. Sweep figures and tables are exact; "
+            "validation figures and tables are simulated, each simulated number with its standard error.",
+            "meta",
+        )
+    )
+    if cfg.description:
+        doc.add(Paragraph(cfg.description))
+    doc.add(Contents())
+    doc.add(Heading(2, "Validation summary", "validation-summary"), _validation_table(validations))
+    if comparison is not None:
+        doc.add(*_changes(comparison))
+    titles = {b.name: b for b in cfg.systems}
+    for name, outs in outputs.items():
+        block = titles[name]
+        doc.add(Heading(2, f"{name}: {block.title}", anchor(name)))
+        if block.note:
+            doc.add(Paragraph(block.note, "note"))
+        for o in outs:
+            doc.add(*o.blocks)
+    rows = [
+        ["critlab", str(meta.get("critlab_version"))],
+        ["git commit", f"{commit}{' (local changes)' if meta.get('git_dirty') else ''}" if commit else "–"],
+        ["python", meta["python"]],
+        *[[lib, str(v)] for lib, v in meta["libraries"].items()],
+        ["platform", meta["platform"]],
+        ["cores", str(meta["cpu_count"])],
+        ["seed", str(seed)],
+        ["trials per validation", f"{cfg.trials:,}"],
+        ["batches", str(cfg.batches)],
+        ["alpha", f"{cfg.alpha:g}"],
+        ["wall time", f"{wall_time:.1f} s"],
+    ]
+    doc.add(Heading(2, "Run metadata", "run-metadata"), Table(["item", "value"], rows, label_columns=2))
+    return doc
