@@ -27,7 +27,7 @@ H_ROUNDS = 0
 C_A_CRIT_SUCCESS, C_A_CRIT_FAILURE, C_B_CRIT_SUCCESS, C_B_CRIT_FAILURE, C_DECIDED_ROUNDS = 0, 1, 2, 3, 4
 
 
-@kernel(inline="always")
+@kernel
 def judge(skill, roll, criticals):
     """``(success, critical success, critical failure)`` of one 3d6 roll against ``skill``."""
     if not criticals:
@@ -39,7 +39,7 @@ def judge(skill, roll, criticals):
     return roll <= skill and roll <= 16, crit_success, crit_failure
 
 
-@kernel(inline="always")
+@kernel
 def count_crits(out, layout, crit_success, crit_failure, c_success, c_failure):
     if crit_success:
         add_counter(out, layout, c_success, 1)
@@ -47,7 +47,7 @@ def count_crits(out, layout, crit_success, crit_failure, c_success, c_failure):
         add_counter(out, layout, c_failure, 1)
 
 
-@kernel(inline="always")
+@kernel
 def quick_trial(s, out, layout, a_skill, b_skill, criticals, defender):
     roll_a = roll_3d6(s)
     roll_b = roll_3d6(s)
@@ -80,7 +80,7 @@ def quick_trial(s, out, layout, a_skill, b_skill, criticals, defender):
     add_value(out, layout, H_DEGREE, degree)
 
 
-@kernel(inline="always")
+@kernel
 def resistance_trial(s, out, layout, a_skill, b_skill, criticals):
     roll_a = roll_3d6(s)
     ok_a, cs_a, cf_a = judge(a_skill, roll_a, criticals)
@@ -99,7 +99,7 @@ def resistance_trial(s, out, layout, a_skill, b_skill, criticals):
         add_label(out, RESISTED)
 
 
-@kernel(inline="always")
+@kernel
 def regular_trial(s, out, layout, a_skill, b_skill, criticals, max_rounds):
     label = UNDECIDED
     rounds = max_rounds

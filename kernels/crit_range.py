@@ -20,7 +20,7 @@ H_DAMAGE, H_CRIT_BONUS = 0, 1
 C_DAMAGE_SUM = 0
 
 
-@kernel(inline="always")
+@kernel
 def scale_floor(x, keep, den, x_max):
     """``floor(x * keep / den)`` exactly, for ``0 <= x``, ``0 <= keep <= den < 2**61``.
 

@@ -25,7 +25,7 @@ H_RESISTER = 0  # spell
 C_AFFECTED = N_CLASSES  # spell: counters 0..5 count casts where some resister got that class
 
 
-@kernel(inline="always")
+@kernel
 def natural_kind(natural, crit_lo, cat_hi):
     """+1 for a natural in the crit range (>= ``crit_lo``), −1 in the catastrophe range
     (<= ``cat_hi``), else 0."""
@@ -36,7 +36,7 @@ def natural_kind(natural, crit_lo, cat_hi):
     return 0
 
 
-@kernel(inline="always")
+@kernel
 def classify(kind, margin, major_margin, succeeded):
     """The class of a roll: a critical or catastrophe by ``kind`` (major by ``margin``),
     otherwise success or failure as ``succeeded`` says."""

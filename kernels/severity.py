@@ -22,7 +22,7 @@ C_A_EXPLODES, C_D_EXPLODES, C_A_IMPLODES, C_D_IMPLODES, C_EXPLODE_VS_IMPLODE, C_
 )
 
 
-@kernel(inline="always")
+@kernel
 def roll(s, mode):
     """One roll of the mode's dice: 1d20, 3d6 or 4d6 drop lowest."""
     if mode == LETHAL:
@@ -32,7 +32,7 @@ def roll(s, mode):
     return roll_4d6_drop_lowest(s)
 
 
-@kernel(inline="always")
+@kernel
 def wound(mov, ties_attacker, thresholds, sm, armor, cap_before_armor):
     """The wound level index of a MoV (0 = none): base level, + SM, cap, − armor."""
     if not (mov > 0 or (ties_attacker and mov == 0)):

@@ -20,7 +20,7 @@ H_DAMAGE, H_SEVERITY = 0, 1
 C_DAMAGE_SUM = 0
 
 
-@kernel(inline="always")
+@kernel
 def halve(damage, times):
     """Damage halved ``times`` times: ``[0.5, 1)`` deals 1, below 0.5 deals 0, else floor."""
     if times >= 62:  # 2**times exceeds any damage roll
