@@ -12,13 +12,13 @@ from __future__ import annotations
 from kernels.jit import kernel
 
 
-@kernel
+@kernel(inline="always")
 def add_label(out, label):
     """Count one trial with outcome index ``label``."""
     out[label] += 1
 
 
-@kernel
+@kernel(inline="always")
 def add_value(out, layout, hist, value):
     """Count ``value`` in histogram number ``hist``; out-of-range values go to its tail bin."""
     base = 2 + 3 * hist
@@ -29,7 +29,7 @@ def add_value(out, layout, hist, value):
     out[start + i] += 1
 
 
-@kernel
+@kernel(inline="always")
 def add_counter(out, layout, counter, amount):
     """Add ``amount`` to counter number ``counter``."""
     out[layout[2 + 3 * layout[1]] + counter] += amount

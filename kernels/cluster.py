@@ -35,12 +35,14 @@ except ImportError as exc:  # pragma: no cover - the extra is part of critlab[de
 
 from kernels import runner
 
-# A task should compute for about this long. The per-task cost of a 2-worker LocalCluster
-# measured about 2-4 ms (bench_cluster), so 0.2 s keeps it near 2%, well under 10%, while a
-# lost task costs little to redo and the progress bar still moves several times a second.
-TARGET_TASK_SECONDS = 0.2
-# Never more blocks than this in one task (bounds the work redone when a worker dies).
-MAX_BATCH_BLOCKS = 64
+# A task should compute for about this long. A task costs client, scheduler and worker
+# together about 6 ms of CPU on a 2-worker LocalCluster (bench_cluster), so 0.5 s keeps
+# that near 1-2%, well under 10%, while a lost task costs little to redo and the progress
+# bar still moves every fraction of a second.
+TARGET_TASK_SECONDS = 0.5
+# Never more blocks than this in one task, whatever the timing says (a guard on the work
+# redone when a worker dies).
+MAX_BATCH_BLOCKS = 256
 # Seconds between looks at how many worker threads the cluster has (workers come and go).
 _THREADS_REFRESH_S = 1.0
 CONNECT_TIMEOUT_S = 30
@@ -49,23 +51,23 @@ CONNECT_TIMEOUT_S = 30
 def batch_blocks(remaining: int, trial_seconds: float | None, block_trials: int, threads: int) -> int:
     """How many consecutive blocks the next task should run.
 
-    Until a task has been timed (``trial_seconds is None``) a task is one block. Then
-    tasks grow to about :data:`TARGET_TASK_SECONDS`, but never beyond a share of the
-    remaining blocks that keeps every worker thread busy to the end.
+    Until a task has been timed (``trial_seconds is None``, CPU seconds per trial) a task
+    is one block. Then tasks grow to about :data:`TARGET_TASK_SECONDS`, but never beyond
+    one worker thread's share of the remaining blocks, so all of them finish together.
 
     >>> batch_blocks(1000, None, 262144, 2)
     1
-    >>> batch_blocks(1000, 2e-8, 262144, 2)    # a 5 ms block: 38 of them make 0.2 s
-    38
-    >>> batch_blocks(20, 2e-8, 262144, 2)      # the tail is split among the workers
-    5
-    >>> batch_blocks(1000, 1e-6, 262144, 2)    # a 0.26 s block runs alone
+    >>> batch_blocks(1000, 2e-8, 262144, 2)    # a 5 ms block: 95 of them make 0.5 s
+    95
+    >>> batch_blocks(20, 2e-8, 262144, 2)      # the tail is shared among the threads
+    10
+    >>> batch_blocks(1000, 4e-6, 262144, 2)    # a 1 s block runs alone
     1
     """
     if trial_seconds is None or trial_seconds <= 0:
         return 1
     wanted = int(TARGET_TASK_SECONDS / (trial_seconds * block_trials))
-    fair = remaining // (2 * max(threads, 1))
+    fair = remaining // max(threads, 1)
     return max(1, min(wanted, fair, MAX_BATCH_BLOCKS))
 
 
@@ -97,12 +99,13 @@ def _identity(x: Any) -> Any:
 def _run_blocks(
     block: runner.BlockFn, n_out: int, seed: int, first: int, sizes: Sequence[int]
 ) -> tuple[np.ndarray, float]:
-    """On a worker: blocks ``first, first + 1, ...`` summed, and the seconds they took."""
-    t0 = time.perf_counter()
+    """On a worker: blocks ``first, first + 1, ...`` summed, and the CPU seconds they took
+    (CPU rather than wall time: a busy machine must not make the next tasks smaller)."""
+    t0 = time.thread_time()
     total = np.zeros(n_out, dtype=np.int64)
     for offset, n in enumerate(sizes):
         total += runner.run_block(block, n_out, seed, first + offset, n)
-    return total, time.perf_counter() - t0
+    return total, time.thread_time() - t0
 
 
 def _worker_threads(client: Client) -> int:
@@ -166,8 +169,9 @@ def run_on_client(
     name = f"critlab-{desc or 'run'}-{uuid.uuid4().hex[:16]}"
     kernel = client.submit(_identity, block, key=f"{name}-block")
     total = np.zeros(n_out, dtype=np.int64)
-    covered: dict[int, int] = {}
-    pending: dict[Any, tuple[int, int]] = {}
+    spans: dict[int, int] = {}  # first block -> blocks, of every task submitted
+    covered: dict[int, int] = {}  # the same, of every result counted
+    pending: set[Any] = set()
     done = as_completed(with_results=True)
     threads, looked = max(_worker_threads(client), 1), time.monotonic()
     trial_seconds: float | None = None
@@ -183,20 +187,24 @@ def run_on_client(
             count = min(count, n_blocks - next_block)
             chunk = sizes[next_block : next_block + count]
             fut = client.submit(_run_blocks, kernel, n_out, seed, next_block, chunk, key=(name, next_block))
-            pending[fut] = (next_block, count)
+            spans[next_block] = count
+            pending.add(fut)
             done.add(fut)
             next_block += count
 
     try:
         submit_more()
         for fut, (tally, seconds) in done:
-            first, count = pending.pop(fut)
+            pending.discard(fut)
+            first = fut.key[1]
+            count = spans[first]
             if first in covered:
                 raise RuntimeError(f"cluster run got blocks {first}..{first + count - 1} twice")
             covered[first] = count
             total += tally
             trials = sum(sizes[first : first + count])
-            rate = seconds / trials
+            # A block too quick for the CPU clock counts as 1 µs: batch it to the limit.
+            rate = max(seconds, 1e-6) / trials
             trial_seconds = rate if trial_seconds is None else min(trial_seconds, rate)
             if bar is not None:
                 bar.update(trials)
@@ -309,44 +317,39 @@ def _cpu_seconds(pids: Sequence[int]) -> float:
     return sum(sum(psutil.Process(pid).cpu_times()[:2]) for pid in pids)
 
 
-def _measured(
-    client: Client, pids: Sequence[int], fn: Callable[[], object]
-) -> tuple[float, float, float, int]:
-    """Wall seconds, CPU seconds of all ``pids``, seconds computing in tasks and tasks run."""
+def _measured(client: Client, pids: Sequence[int], fn: Callable[[], object]) -> tuple[float, float, int]:
+    """Wall seconds of ``fn``, the CPU seconds it cost all of ``pids``, and its tasks."""
     from distributed import get_task_stream
 
     cpu0 = _cpu_seconds(pids)
     with get_task_stream(client) as stream:
         _, wall = runner.timed(fn)
-    cpu = _cpu_seconds(pids) - cpu0
-    computing = sum(
-        ss["stop"] - ss["start"]
-        for task in stream.data
-        for ss in task["startstops"]
-        if ss["action"] == "compute"
-    )
-    return wall, cpu, computing, len(stream.data)
+    return wall, _cpu_seconds(pids) - cpu0, len(stream.data)
 
 
 def bench_cluster(trials: int = 100_000_000, *, workers: int = 2, repeats: int = 3) -> dict[str, float]:
     """Trials per second of the thac0 benchmark attack in-process and on a LocalCluster,
-    and what a task costs beyond its blocks.
+    and what the cluster costs beyond the blocks themselves.
 
     Runs the same seeded simulation on 1 thread, on ``workers`` threads and on a cluster
     of ``workers`` single-threaded worker processes (best of ``repeats`` wall times each,
-    after a warm-up). Wall times need otherwise idle cores; the CPU-time figures hold
-    on a busy machine too: everything the client, scheduler and workers spent beyond
-    running blocks, per task and as a share of the blocks' own time.
+    after a warm-up). Wall times need otherwise idle cores. The CPU-time figures (client,
+    scheduler and workers together; the scheduler runs in this process) mostly hold on a
+    busy machine too: the cost of a task is measured with tasks of an empty one-trial
+    block, less what the idle processes burn anyway in the same time.
 
     Returns
     -------
     dict
-        ``blocks``; ``local_1``, ``local_n`` and ``cluster`` in trials per second;
+        ``blocks``, and ``tasks`` and ``blocks_per_task`` of a cluster run;
+        ``local_1``, ``local_n`` and ``cluster`` in trials per second;
         ``cluster_vs_local_n`` (cluster rate over the same thread count in-process);
-        ``block_ms`` (one block, one thread); ``tasks`` and ``blocks_per_task`` of a
-        cluster run; ``task_cpu_ms`` (CPU a one-trial task costs client, scheduler and
-        worker together); ``overhead_pct_one_block`` (that over ``block_ms``: the cost of
-        one task per block) and ``overhead_pct`` (CPU beyond block time in the real run).
+        ``block_cpu_ms`` (one block's CPU time); ``task_cpu_ms`` (the CPU one task costs);
+        ``overhead_pct_one_block`` (``task_cpu_ms`` over ``block_cpu_ms``: the price of
+        one task per block); ``overhead_pct_per_block`` (the task cost of the batched run
+        spread over its blocks); ``idle_cpu_per_s`` (CPU seconds per second that the
+        idle processes use); ``cluster_cpu_pct`` (the cluster run's CPU over the
+        in-process run's, idle use included, less 100).
     """
     import os
 
@@ -360,6 +363,9 @@ def bench_cluster(trials: int = 100_000_000, *, workers: int = 2, repeats: int =
         return min(runner.timed(fn)[1] for _ in range(repeats))
 
     t1 = best(lambda: simulate(spec, trials=trials, seed=1, threads=1, progress=False))
+    cpu0 = time.process_time()
+    simulate(spec, trials=trials, seed=1, threads=1, progress=False)
+    local_cpu = time.process_time() - cpu0
     tn = best(lambda: simulate(spec, trials=trials, seed=1, threads=workers, progress=False))
     with (
         LocalCluster(
@@ -367,32 +373,36 @@ def bench_cluster(trials: int = 100_000_000, *, workers: int = 2, repeats: int =
         ) as cluster,
         Client(cluster) as client,
     ):
-        # The scheduler runs in this process, beside the client.
         pids = [os.getpid(), *client.run(os.getpid).values()]
         tc = best(lambda: simulate(spec, trials=trials, seed=1, progress=False, client=client))
-        _, run_cpu, run_computing, run_tasks = _measured(
+        _, run_cpu, run_tasks = _measured(
             client, pids, lambda: simulate(spec, trials=trials, seed=1, progress=False, client=client)
         )
+        idle_wall, idle_cpu, _ = _measured(client, pids, lambda: time.sleep(2.0))
         n_noop = 400
-        _, noop_cpu, noop_computing, _ = _measured(
+        noop_wall, noop_cpu, _ = _measured(
             client,
             pids,
             lambda: run_on_client(client, _noop_block, n_out=1, seed=0, sizes=[1] * n_noop, block_batch=1),
         )
-    block_ms = 1e3 * t1 / n_blocks
-    task_cpu_ms = 1e3 * (noop_cpu - noop_computing) / n_noop
+    idle_rate = idle_cpu / idle_wall
+    block_cpu_ms = 1e3 * local_cpu / n_blocks
+    task_cpu_ms = 1e3 * (noop_cpu - idle_rate * noop_wall) / n_noop
+    tasks = run_tasks - 1  # less the task that carries the block function
     return {
         "blocks": n_blocks,
+        "tasks": tasks,
+        "blocks_per_task": n_blocks / tasks,
         "local_1": trials / t1,
         "local_n": trials / tn,
         "cluster": trials / tc,
         "cluster_vs_local_n": tn / tc,
-        "block_ms": block_ms,
-        "tasks": run_tasks - 1,  # less the task that carries the block function
-        "blocks_per_task": n_blocks / (run_tasks - 1),
+        "block_cpu_ms": block_cpu_ms,
         "task_cpu_ms": task_cpu_ms,
-        "overhead_pct_one_block": 100 * task_cpu_ms / block_ms,
-        "overhead_pct": 100 * (run_cpu - run_computing) / run_computing,
+        "overhead_pct_one_block": 100 * task_cpu_ms / block_cpu_ms,
+        "overhead_pct_per_block": 100 * task_cpu_ms * tasks / (block_cpu_ms * n_blocks),
+        "idle_cpu_per_s": idle_rate,
+        "cluster_cpu_pct": 100 * (run_cpu - local_cpu) / local_cpu,
     }
 
 

@@ -15,7 +15,7 @@ from kernels.rng import die
 KEEP_ALL, KEEP_HIGHEST, KEEP_LOWEST = 0, 1, 2
 
 
-@kernel
+@kernel(inline="always")
 def roll_sum(s, count, sides):
     """Sum of ``count`` dice with ``sides`` sides."""
     total = 0
@@ -24,7 +24,7 @@ def roll_sum(s, count, sides):
     return total
 
 
-@kernel
+@kernel(inline="always")
 def roll_exploding(s, sides):
     """One exploding die: while it shows its maximum, roll again and add (no limit)."""
     total = 0
@@ -35,7 +35,7 @@ def roll_exploding(s, sides):
             return total
 
 
-@kernel
+@kernel(inline="always")
 def roll_4d6_drop_lowest(s):
     """4d6 keeping the highest three: the sum of four dice less the smallest."""
     a = die(s, 6)
@@ -45,7 +45,7 @@ def roll_4d6_drop_lowest(s):
     return a + b + c + d - min(min(a, b), min(c, d))
 
 
-@kernel
+@kernel(inline="always")
 def roll_3d6(s):
     """3d6."""
     return die(s, 6) + die(s, 6) + die(s, 6)
@@ -72,7 +72,7 @@ def roll_keep(s, count, sides, keep, highest, scratch):
     return total
 
 
-@kernel
+@kernel(inline="always")
 def roll_expr(s, terms, constant, scratch):
     """One roll of an encoded dice expression (see module docstring)."""
     total = constant
@@ -91,7 +91,7 @@ def roll_expr(s, terms, constant, scratch):
     return total
 
 
-@kernel
+@kernel(inline="always")
 def roll_floored(s, terms, constant, scratch):
     """One roll of an encoded expression floored at 0 (RULES.md: damage is never negative)."""
     return max(0, roll_expr(s, terms, constant, scratch))

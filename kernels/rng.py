@@ -33,12 +33,12 @@ def stream_state(seed: int, block: int) -> np.ndarray:
     return state
 
 
-@kernel
+@kernel(inline="always")
 def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@kernel
+@kernel(inline="always")
 def next_u64(s):
     """The next 64-bit word of stream ``s`` (xoshiro256**)."""
     s0, s1, s2, s3 = s[0], s[1], s[2], s[3]
@@ -54,7 +54,7 @@ def next_u64(s):
     return result
 
 
-@kernel
+@kernel(inline="always")
 def next_u32(s):
     """The next 32 random bits, two per 64-bit word."""
     if s[5] != 0:
@@ -66,7 +66,7 @@ def next_u32(s):
     return w & _MASK32
 
 
-@kernel
+@kernel(inline="always")
 def bounded(s, n):
     """A uniform integer in ``0 .. n-1`` (``1 <= n < 2**32``) without modulo bias
     (Lemire's multiply-shift with rejection)."""
@@ -81,7 +81,7 @@ def bounded(s, n):
     return np.int64(m >> np.uint64(32))
 
 
-@kernel
+@kernel(inline="always")
 def die(s, sides):
     """One roll of a fair ``sides``-sided die, ``1 .. sides``."""
     return bounded(s, sides) + 1
