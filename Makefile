@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test report bench lint notebooks clean
+.PHONY: setup test report bench lint notebooks clean clean-cache
 
 setup: $(STAMP)
 
@@ -31,5 +31,8 @@ lint: setup
 	$(BIN)/ruff check analysis kernels tests
 	$(BIN)/ruff format --check analysis kernels tests
 
-clean:
+clean-cache:
+	find analysis kernels tests -name '*.nbi' -delete -o -name '*.nbc' -delete
+
+clean: clean-cache
 	rm -rf $(VENV) build *.egg-info .pytest_cache
