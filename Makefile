@@ -28,8 +28,8 @@ notebooks: setup
 	$(BIN)/jupyter lab notebooks/
 
 lint: setup
-	$(BIN)/ruff check analysis kernels tests
-	$(BIN)/ruff format --check analysis kernels tests
+	$(BIN)/ruff check analysis kernels tests notebooks
+	$(BIN)/ruff format --check analysis kernels tests notebooks
 
 clean-cache:
 	find analysis kernels tests -name '*.nbi' -delete -o -name '*.nbc' -delete

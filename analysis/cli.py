@@ -3,13 +3,16 @@
 ::
 
     critlab exact    SYSTEM [--PARAM VALUE ...] [--json]
-    critlab simulate SYSTEM --trials N [--seed S] [--PARAM VALUE ...] [--json]
-    critlab validate SYSTEM --trials N [--seed S] [--alpha A] [--PARAM VALUE ...] [--json]
+    critlab simulate SYSTEM --trials N [--seed S] [--scheduler ADDRESS|local] [--PARAM VALUE ...] [--json]
+    critlab validate SYSTEM --trials N [--seed S] [--alpha A] [--scheduler ADDRESS|local] [--PARAM VALUE ...]
+                            [--json]
     critlab dice     EXPR [--json]
     critlab report   [--config FILE] [--out DIR] [--trials N] [--seed S] [--baseline FILE]
 
 A bad parameter or dice expression exits 2 with one line naming it; a failed
-validation exits 1.
+validation exits 1. ``--scheduler`` runs the simulation's blocks on a Dask cluster (an
+address such as ``tcp://10.0.0.5:8786``, or ``local`` for two worker processes on this
+machine) with the same counts as a local run; see docs/scaling-out.md.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import dataclasses
 import json
 import sys
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import Any, NoReturn
 
 from analysis.spec import SpecError, coerce, field_types
@@ -69,6 +73,12 @@ def _build_parser() -> _Parser:
                 sp.add_argument("--seed", help="non-negative integer; drawn from the OS when absent")
                 sp.add_argument("--threads", type=int, help="worker threads (default: all cores)")
                 sp.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+                sp.add_argument(
+                    "--scheduler",
+                    metavar="ADDRESS|local",
+                    help="run the blocks on the Dask scheduler at ADDRESS, or on a local 2-process cluster "
+                    "(same counts; --threads is then ignored)",
+                )
             if command == "validate":
                 sp.add_argument("--alpha", default="0.001", help="significance level (default 0.001)")
             sp.add_argument("--json", action="store_true", help="print RULES.md's JSON")
@@ -132,7 +142,9 @@ def _print_result(result, *, simulated: bool) -> None:
         elif simulated:
             drows.append((name, f"mean {d.mean():.4f} (binned)"))
         else:
-            drows.append((name, f"mean {d.mean:.4f}  sd {d.sd:.4f}  range {d.min}..{d.max}  tail {d.tail:.2g}"))
+            drows.append(
+                (name, f"mean {d.mean:.4f}  sd {d.sd:.4f}  range {d.min}..{d.max}  tail {d.tail:.2g}")
+            )
     if drows:
         print(_format_table("distributions", drows))
     if result.metrics:
@@ -163,6 +175,16 @@ def _cmd_dice(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cluster(scheduler: str | None):
+    """A Dask client for ``--scheduler`` (closed on exit), or ``None`` without one: Dask
+    is imported only when asked for."""
+    if scheduler is None:
+        return nullcontext(None)
+    from kernels.cluster import connect
+
+    return connect(scheduler)
+
+
 def _cmd_system(args: argparse.Namespace) -> int:
     system = get_system(args.system)
     spec = _spec_from_args(system, args)
@@ -173,7 +195,10 @@ def _cmd_system(args: argparse.Namespace) -> int:
     trials = _int_arg("trials", args.trials, 1, 10**13)
     seed = _int_arg("seed", args.seed, 0, 2**63 - 1)
     progress = False if args.no_progress else None
-    sim = system.simulate(spec, trials=trials, seed=seed, threads=args.threads, progress=progress)
+    with _cluster(args.scheduler) as client:
+        sim = system.simulate(
+            spec, trials=trials, seed=seed, threads=args.threads, progress=progress, client=client
+        )
     if args.command == "simulate":
         _print_json(sim.to_json()) if args.json else _print_result(sim, simulated=True)
         return 0

@@ -50,6 +50,7 @@ def sweep(
     seed: int | None = None,
     threads: int | None = None,
     progress: bool | None = None,
+    client: Any = None,
     **grid: Iterable[Any],
 ) -> pd.DataFrame:
     """Evaluate ``spec`` at every point of a parameter grid.
@@ -60,6 +61,10 @@ def sweep(
         The base spec; each grid point replaces some of its parameters.
     simulate
         Also simulate each point (``trials`` trials, per-point seeds derived from ``seed``).
+    client
+        A ``dask.distributed.Client``: evaluate the grid points as tasks on its cluster
+        (each point's exact result and simulation on one worker thread); the DataFrame is
+        identical to a local sweep's.
     **grid
         Parameter name -> values, e.g. ``crit_range=range(1, 6), evasion=range(8, 21)``.
 
@@ -71,36 +76,89 @@ def sweep(
         (outcomes only), ``z`` and ``seed``. Points where a parameter combination is not
         allowed raise the spec's error naming it.
     """
-    from analysis.systems import get_system
-
-    system = get_system(spec.system)
     points = grid_points(**grid)
     base_seed = runner.resolve_seed(seed) if simulate else None
     seeds = point_seeds(base_seed, len(points)) if simulate else [None] * len(points)
-    rows: list[dict[str, Any]] = []
-    for point, point_seed in zip(points, seeds, strict=True):
+    specs = []
+    for point in points:
         try:
-            s = spec.replace(**point)
+            specs.append(spec.replace(**point))
         except TypeError as exc:
             bad = next((k for k in point if k not in spec.params()), None)
             raise SpecError(bad or "grid", point, f"is not a parameter of {spec.system}") from exc
-        ex = system.exact(s)
-        sim = None
-        if simulate:
-            sim = system.simulate(s, trials=trials, seed=point_seed, threads=threads, progress=progress)
-        for i, label in enumerate(ex.labels):
-            row = {**point, "kind": "outcome", "name": label, "exact": float(ex.probs[i])}
-            if sim is not None:
-                f = float(sim.tally.frequencies[i])
-                se = float(sim.tally.standard_errors[i])
-                p = row["exact"]
-                sd = np.sqrt(p * (1 - p) / sim.trials)
-                row.update(simulated=f, se=se, z=(f - p) / sd if sd > 0 else 0.0, seed=sim.seed)
-            rows.append(row)
-        for name, value in ex.metrics.items():
-            row = {**point, "kind": "metric", "name": name, "exact": np.nan if value is None else float(value)}
-            if sim is not None:
-                v = sim.metrics.get(name)
-                row.update(simulated=np.nan if v is None else float(v), se=np.nan, z=np.nan, seed=sim.seed)
-            rows.append(row)
-    return pd.DataFrame(rows)
+    if client is None:
+        per_point = [
+            point_rows(
+                s,
+                point,
+                simulate=simulate,
+                trials=trials,
+                seed=point_seed,
+                threads=threads,
+                progress=progress,
+            )
+            for s, point, point_seed in zip(specs, points, seeds, strict=True)
+        ]
+    else:
+        from kernels.cluster import map_ordered
+
+        # One task per point, each simulated on one thread: the cluster's parallelism is
+        # across points. Rows come back in grid order, so the frame is the local one.
+        args = [
+            (s, point, simulate, trials, point_seed)
+            for s, point, point_seed in zip(specs, points, seeds, strict=True)
+        ]
+        per_point = map_ordered(
+            client, _remote_point_rows, args, name=f"sweep-{spec.system}", progress=progress, unit="point"
+        )
+    return pd.DataFrame([row for rows in per_point for row in rows])
+
+
+def point_rows(
+    spec: Spec,
+    point: dict[str, Any],
+    *,
+    simulate: bool = False,
+    trials: int = 100_000,
+    seed: int | None = None,
+    threads: int | None = None,
+    progress: bool | None = None,
+) -> list[dict[str, Any]]:
+    """The sweep's rows for one grid point: ``spec`` (already replaced by ``point``).
+
+    >>> from analysis.systems import get_system
+    >>> s = get_system("thac0").make_spec(thac0=15, target_ac=5)
+    >>> [r["name"] for r in point_rows(s, {"target_ac": 5})][-1]
+    'expected_damage'
+    """
+    from analysis.systems import get_system
+
+    system = get_system(spec.system)
+    ex = system.exact(spec)
+    sim = None
+    if simulate:
+        sim = system.simulate(spec, trials=trials, seed=seed, threads=threads, progress=progress)
+    rows: list[dict[str, Any]] = []
+    for i, label in enumerate(ex.labels):
+        row = {**point, "kind": "outcome", "name": label, "exact": float(ex.probs[i])}
+        if sim is not None:
+            f = float(sim.tally.frequencies[i])
+            se = float(sim.tally.standard_errors[i])
+            p = row["exact"]
+            sd = np.sqrt(p * (1 - p) / sim.trials)
+            row.update(simulated=f, se=se, z=(f - p) / sd if sd > 0 else 0.0, seed=sim.seed)
+        rows.append(row)
+    for name, value in ex.metrics.items():
+        row = {**point, "kind": "metric", "name": name, "exact": np.nan if value is None else float(value)}
+        if sim is not None:
+            v = sim.metrics.get(name)
+            row.update(simulated=np.nan if v is None else float(v), se=np.nan, z=np.nan, seed=sim.seed)
+        rows.append(row)
+    return rows
+
+
+def _remote_point_rows(
+    spec: Spec, point: dict[str, Any], simulate: bool, trials: int, seed: int | None
+) -> list[dict[str, Any]]:
+    # On a worker: one thread and no progress bar (the client shows one per point).
+    return point_rows(spec, point, simulate=simulate, trials=trials, seed=seed, threads=1, progress=False)

@@ -8,7 +8,7 @@ tallies bit for bit on 1 thread, all cores, or a cluster.
 
 Why a thread pool over ``nogil`` kernels and not one ``prange`` loop: it runs the same
 blocks on all cores, and between blocks Python regains control to update a progress
-bar, honour Ctrl-C and (for :mod:`analysis.distributed`) ship the very same block
+bar, honour Ctrl-C and (for :mod:`kernels.cluster`) ship the very same block
 function to other machines. Memory is flat: only ``threads * 2`` small tallies are alive.
 """
 

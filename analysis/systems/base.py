@@ -4,8 +4,9 @@ A rule system module (``analysis/systems/<name>.py``) defines
 
 - a spec: a frozen, keyword-only :class:`~analysis.spec.Spec` subclass;
 - ``exact(spec) -> ExactResult``: the exact engine's answer;
-- ``simulate(spec, *, trials, seed=None, threads=None, progress=None) -> SimResult``:
-  its block kernel (``kernels/<name>.py``) run through :func:`simulate_tally`;
+- ``simulate(spec, *, trials, seed=None, threads=None, progress=None, client=None) -> SimResult``:
+  its block kernel (``kernels/<name>.py``) run through :func:`simulate_tally`
+  (``client``: a Dask client runs the same blocks on a cluster);
 - plots, and the benchmark cases it adds to ``make bench``;
 
 and exposes them as one :class:`RuleSystem` named ``SYSTEM``, which the registry in
