@@ -11,6 +11,7 @@ from __future__ import annotations
 from kernels.bins import add_counter, add_label, add_value
 from kernels.dice import roll_3d6
 from kernels.jit import kernel
+from kernels.rng import local_state
 
 # kind codes
 QUICK, RESISTANCE, REGULAR = 0, 1, 2
@@ -27,7 +28,7 @@ H_ROUNDS = 0
 C_A_CRIT_SUCCESS, C_A_CRIT_FAILURE, C_B_CRIT_SUCCESS, C_B_CRIT_FAILURE, C_DECIDED_ROUNDS = 0, 1, 2, 3, 4
 
 
-@kernel
+@kernel(inline="always")
 def judge(skill, roll, criticals):
     """``(success, critical success, critical failure)`` of one 3d6 roll against ``skill``."""
     if not criticals:
@@ -39,7 +40,7 @@ def judge(skill, roll, criticals):
     return roll <= skill and roll <= 16, crit_success, crit_failure
 
 
-@kernel
+@kernel(inline="always")
 def count_crits(out, layout, crit_success, crit_failure, c_success, c_failure):
     if crit_success:
         add_counter(out, layout, c_success, 1)
@@ -47,7 +48,7 @@ def count_crits(out, layout, crit_success, crit_failure, c_success, c_failure):
         add_counter(out, layout, c_failure, 1)
 
 
-@kernel
+@kernel(inline="always")
 def quick_trial(s, out, layout, a_skill, b_skill, criticals, defender):
     roll_a = roll_3d6(s)
     roll_b = roll_3d6(s)
@@ -80,7 +81,7 @@ def quick_trial(s, out, layout, a_skill, b_skill, criticals, defender):
     add_value(out, layout, H_DEGREE, degree)
 
 
-@kernel
+@kernel(inline="always")
 def resistance_trial(s, out, layout, a_skill, b_skill, criticals):
     roll_a = roll_3d6(s)
     ok_a, cs_a, cf_a = judge(a_skill, roll_a, criticals)
@@ -99,7 +100,7 @@ def resistance_trial(s, out, layout, a_skill, b_skill, criticals):
         add_label(out, RESISTED)
 
 
-@kernel
+@kernel(inline="always")
 def regular_trial(s, out, layout, a_skill, b_skill, criticals, max_rounds):
     label = UNDECIDED
     rounds = max_rounds
@@ -122,6 +123,7 @@ def regular_trial(s, out, layout, a_skill, b_skill, criticals, max_rounds):
 @kernel
 def block(s, n, out, layout, kind, a_skill, b_skill, criticals, defender, max_rounds):
     """Simulate ``n`` contests into ``out`` (see :mod:`kernels.bins` for the layout)."""
+    s = local_state(s)  # the stream in registers: see kernels.rng.local_state
     for _ in range(n):
         if kind == QUICK:
             quick_trial(s, out, layout, a_skill, b_skill, criticals, defender)

@@ -8,9 +8,9 @@ and DR in integer arithmetic, as a table would.
 from __future__ import annotations
 
 from kernels.bins import add_counter, add_label, add_value
-from kernels.dice import roll_floored
+from kernels.dice import local_scratch, roll_floored
 from kernels.jit import kernel
-from kernels.rng import die
+from kernels.rng import die, local_state
 
 # Outcome indices, in the order of analysis.systems.crit_range's labels (both modes:
 # critfail, miss/failure, hit/success, crit).
@@ -20,7 +20,7 @@ H_DAMAGE, H_CRIT_BONUS = 0, 1
 C_DAMAGE_SUM = 0
 
 
-@kernel
+@kernel(inline="always")
 def scale_floor(x, keep, den, x_max):
     """``floor(x * keep / den)`` exactly, for ``0 <= x``, ``0 <= keep <= den < 2**61``.
 
@@ -68,7 +68,6 @@ def block(
     keep,
     den,
     x_max,
-    scratch,
 ):
     """Simulate ``n`` attacks (or skill tests when ``attack`` is false) into ``out``.
 
@@ -76,6 +75,8 @@ def block(
     ``>= crit_from`` are CRITs and ``<= critfail_to`` CRITFAILs; ``keep / den`` is 1 − DR
     (see :func:`scale_floor`). See :mod:`kernels.bins` for the layout.
     """
+    s = local_state(s)  # the stream in registers: see kernels.rng.local_state
+    scratch = local_scratch()
     for _ in range(n):
         natural = die(s, 20)
         damage = 0

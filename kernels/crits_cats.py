@@ -9,9 +9,9 @@ for a spell.
 from __future__ import annotations
 
 from kernels.bins import add_counter, add_label, add_value
-from kernels.dice import roll_floored
+from kernels.dice import local_scratch, roll_floored
 from kernels.jit import kernel
-from kernels.rng import die
+from kernels.rng import die, local_state
 
 # Outcome indices, in the order of analysis.systems.crits_cats.LABELS.
 MAJOR_CATASTROPHE, MINOR_CATASTROPHE, FAILURE, SUCCESS, MINOR_CRITICAL, MAJOR_CRITICAL = 0, 1, 2, 3, 4, 5
@@ -25,7 +25,7 @@ H_RESISTER = 0  # spell
 C_AFFECTED = N_CLASSES  # spell: counters 0..5 count casts where some resister got that class
 
 
-@kernel
+@kernel(inline="always")
 def natural_kind(natural, crit_lo, cat_hi):
     """+1 for a natural in the crit range (>= ``crit_lo``), −1 in the catastrophe range
     (<= ``cat_hi``), else 0."""
@@ -36,7 +36,7 @@ def natural_kind(natural, crit_lo, cat_hi):
     return 0
 
 
-@kernel
+@kernel(inline="always")
 def classify(kind, margin, major_margin, succeeded):
     """The class of a roll: a critical or catastrophe by ``kind`` (major by ``margin``),
     otherwise success or failure as ``succeeded`` says."""
@@ -73,13 +73,14 @@ def block(
     minor_hit,
     resisters,
     resistance,
-    scratch,
 ):
     """Simulate ``n`` trials into ``out`` (see :mod:`kernels.bins` for the layout).
 
     ``crit_lo`` = 21 − crit_range and ``cat_hi`` = cat_range; ``dmg_max`` is the damage
     maximum floored at 0 (what a minor critical deals).
     """
+    s = local_state(s)  # the stream in registers: see kernels.rng.local_state
+    scratch = local_scratch()
     for _ in range(n):
         if mode == VERSUS:
             initiator = die(s, 20)

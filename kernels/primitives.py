@@ -11,7 +11,7 @@ from __future__ import annotations
 from kernels.bins import add_label, add_value
 from kernels.dice import roll_4d6_drop_lowest
 from kernels.jit import kernel
-from kernels.rng import die
+from kernels.rng import die, local_state
 
 CRITFAIL, FAILURE, SUCCESS, CRIT = 0, 1, 2, 3
 
@@ -19,24 +19,21 @@ CRITFAIL, FAILURE, SUCCESS, CRIT = 0, 1, 2, 3
 @kernel
 def d20_test_block(s, n, out, bonus, difficulty, crit_range, critfail_range):
     """``n`` skill tests: critfail on a natural <= critfail_range, crit on >= 21 − crit_range."""
+    s = local_state(s)  # the stream in registers: see kernels.rng.local_state
     for _ in range(n):
         natural = die(s, 20)
-        # Choose the label first and count once: the choice compiles to selects, where a
-        # count inside each branch would pay a misprediction on half the trials.
-        if natural <= critfail_range:
-            label = CRITFAIL
-        elif natural >= 21 - crit_range:
-            label = CRIT
-        elif natural + bonus >= difficulty:
-            label = SUCCESS
-        else:
-            label = FAILURE
+        # The rules in order of precedence, each overriding the last: written so the
+        # choice compiles to selects, where branches would mispredict on half the trials.
+        label = SUCCESS if natural + bonus >= difficulty else FAILURE
+        label = CRIT if natural >= 21 - crit_range else label
+        label = CRITFAIL if natural <= critfail_range else label
         add_label(out, label)
 
 
 @kernel
 def pool_block(s, n, out, layout):
     """``n`` rolls of 4d6 drop lowest into histogram 0 (label 0 counts every roll)."""
+    s = local_state(s)  # the stream in registers: see kernels.rng.local_state
     for _ in range(n):
         add_label(out, 0)
         add_value(out, layout, 0, roll_4d6_drop_lowest(s))
@@ -46,6 +43,7 @@ def pool_block(s, n, out, layout):
 def d20_floor_block(s, n, out):
     """``n`` d20s with no rule at all, counted in ``out[0]``; their xor goes to ``out[1]``
     so the compiler cannot drop them."""
+    s = local_state(s)  # the stream in registers: see kernels.rng.local_state
     acc = 0
     for _ in range(n):
         acc ^= die(s, 20)

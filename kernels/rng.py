@@ -11,6 +11,10 @@ are independent and a block's numbers never depend on which thread runs it.
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
+from numba import carray, types
+from numba.core import cgutils
+from numba.core.extending import intrinsic
 
 from kernels.jit import kernel
 
@@ -31,6 +35,35 @@ def stream_state(seed: int, block: int) -> np.ndarray:
     state = np.zeros(STATE_WORDS, dtype=np.uint64)
     state[:4] = words
     return state
+
+
+@intrinsic
+def _stack_copy(typingctx, src):
+    """A copy of a ``uint64[STATE_WORDS]`` array in the calling kernel's stack frame."""
+    sig = types.CPointer(types.uint64)(src)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        buf = cgutils.alloca_once(builder, ir.IntType(64), size=STATE_WORDS)
+        for i in range(STATE_WORDS):
+            at = ir.Constant(ir.IntType(64), i)
+            builder.store(builder.load(builder.gep(ary.data, [at])), builder.gep(buf, [at]))
+        return buf
+
+    return sig, codegen
+
+
+@kernel(inline="always")
+def local_state(s):
+    """The stream ``s`` copied into the kernel's own stack frame: call it once at the
+    top of a block kernel (``s = local_state(s)``).
+
+    The compiler cannot tell an argument array from the tally arrays the kernel writes
+    to, so a stream kept in an argument is stored and reloaded around every count;
+    a stream in the kernel's own frame cannot alias anything and lives in registers
+    (measured: 2x on a d20 tally). The caller's copy is not advanced.
+    """
+    return carray(_stack_copy(s), STATE_WORDS)
 
 
 @kernel(inline="always")

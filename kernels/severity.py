@@ -11,7 +11,7 @@ from __future__ import annotations
 from kernels.bins import add_counter, add_label, add_value
 from kernels.dice import roll_3d6, roll_4d6_drop_lowest
 from kernels.jit import kernel
-from kernels.rng import die
+from kernels.rng import die, local_state
 
 # mode codes, in the order of analysis.systems.severity.MODES
 LETHAL, RISKY, STABLE = 0, 1, 2
@@ -22,7 +22,7 @@ C_A_EXPLODES, C_D_EXPLODES, C_A_IMPLODES, C_D_IMPLODES, C_EXPLODE_VS_IMPLODE, C_
 )
 
 
-@kernel
+@kernel(inline="always")
 def roll(s, mode):
     """One roll of the mode's dice: 1d20, 3d6 or 4d6 drop lowest."""
     if mode == LETHAL:
@@ -68,6 +68,7 @@ def block(
     chain_implosions,
 ):
     """Simulate ``n`` opposed attacks into ``out`` (see :mod:`kernels.bins` for the layout)."""
+    s = local_state(s)  # the stream in registers: see kernels.rng.local_state
     for _ in range(n):
         a_first = roll(s, mode)
         d_first = roll(s, mode)

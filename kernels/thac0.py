@@ -7,9 +7,9 @@ dice, one die at a time, exactly as a table would.
 from __future__ import annotations
 
 from kernels.bins import add_counter, add_label, add_value
-from kernels.dice import roll_expr, roll_floored
+from kernels.dice import local_scratch, roll_expr, roll_floored
 from kernels.jit import kernel
-from kernels.rng import die
+from kernels.rng import die, local_state
 
 # Outcome indices, in the order of analysis.systems.thac0.LABELS.
 MISS, FUMBLE, FUMBLE_REROLL_HIT, HIT, NATURAL20_REDUCED, CRITICAL_HIT = 0, 1, 2, 3, 4, 5
@@ -20,7 +20,7 @@ H_DAMAGE, H_SEVERITY = 0, 1
 C_DAMAGE_SUM = 0
 
 
-@kernel
+@kernel(inline="always")
 def halve(damage, times):
     """Damage halved ``times`` times: ``[0.5, 1)`` deals 1, below 0.5 deals 0, else floor."""
     if times >= 62:  # 2**times exceeds any damage roll
@@ -49,9 +49,10 @@ def block(
     dmg_max,
     sev_terms,
     sev_const,
-    scratch,
 ):
     """Simulate ``n`` attacks into ``out`` (see :mod:`kernels.bins` for the layout)."""
+    s = local_state(s)  # the stream in registers: see kernels.rng.local_state
+    scratch = local_scratch()
     for _ in range(n):
         natural = die(s, 20)
         damage = 0

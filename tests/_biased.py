@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from analysis.tally import Layout
 from kernels.bins import add_counter, add_label, add_value
-from kernels.dice import roll_expr
+from kernels.dice import local_scratch, roll_expr
 from kernels.jit import kernel
-from kernels.rng import bounded, die
+from kernels.rng import bounded, die, local_state
 
 # One label per face: "1" .. "20".
 D20_LAYOUT = Layout(labels=tuple(str(v) for v in range(1, 21)))
@@ -80,8 +80,10 @@ def two_d6_block(s, n, out, layout):
 
 
 @kernel
-def expr_block(s, n, out, layout, terms, constant, scratch):
+def expr_block(s, n, out, layout, terms, constant):
     """``n`` rolls of an encoded dice expression into histogram 0 (one label, "roll")."""
+    s = local_state(s)
+    scratch = local_scratch()
     for _ in range(n):
         add_label(out, 0)
         add_value(out, layout, 0, roll_expr(s, terms, constant, scratch))

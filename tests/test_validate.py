@@ -21,7 +21,6 @@ from analysis.results import ExactResult, SimResult
 from analysis.systems.base import simulate_tally
 from analysis.tally import Hist, Layout, Tally
 from analysis.validate import DEFAULT_ALPHA, MIN_EXPECTED, Validation, chi_square, pool, validate
-from kernels.dice import scratch_for
 
 FAIR_D20 = ExactResult(system="d20", params={}, labels=D20_LAYOUT.labels, probs=np.full(20, 1 / 20))
 
@@ -121,7 +120,7 @@ def test_simulated_dice_match_the_exact_engine(text):
     terms, constant = expr.encode()
 
     def block(state: np.ndarray, n: int, out: np.ndarray) -> None:
-        expr_block(state, n, out, arr, terms, constant, scratch_for(terms))
+        expr_block(state, n, out, arr, terms, constant)
 
     tally = simulate_tally(lay, block, trials=300_000, seed=17, threads=2, progress=False)
     v = validate(exact, SimResult(system="dice", params={}, tally=tally))

@@ -36,7 +36,6 @@ from analysis.spec import Spec, SpecError, check_choice, check_dice, check_fract
 from analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally, simulating
 from analysis.tally import Layout
 from kernels import crit_range as k
-from kernels.dice import scratch_for
 
 ATTACK_LABELS = ("critfail", "miss", "hit", "crit")
 TEST_LABELS = ("critfail", "failure", "success", "crit")
@@ -308,7 +307,6 @@ def simulate(
     lay = layout.array
     dmg_terms, dmg_const = spec.damage_expr.encode()
     crit_terms, crit_const = spec.crit_dice_expr.encode()
-    scratch_size = max(scratch_for(dmg_terms).size, scratch_for(crit_terms).size)
     keep = 1 - spec.dr_fraction
     x_max = INT64_MAX // max(1, keep.numerator)
     if attack:
@@ -317,11 +315,9 @@ def simulate(
         bonus, target = spec.bonus, spec.difficulty
 
     def block(state: np.ndarray, n: int, out: np.ndarray) -> None:
-        scratch = np.zeros(scratch_size, dtype=np.int64)
         k.block(
             state, n, out, lay, attack, bonus, target, 21 - spec.crit_range, spec.critfail_range,
             dmg_terms, dmg_const, crit_terms, crit_const, spec.dt, keep.numerator, keep.denominator, x_max,
-            scratch,
         )  # fmt: skip
 
     tally = simulate_tally(

@@ -45,7 +45,6 @@ from analysis.spec import Spec, SpecError, check_choice, check_dice, check_int
 from analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally, simulating
 from analysis.tally import Layout
 from kernels import crits_cats as k
-from kernels.dice import scratch_for
 
 LABELS = ("major_catastrophe", "minor_catastrophe", "failure", "success", "minor_critical", "major_critical")
 MODES = ("versus", "challenge", "spell")
@@ -344,7 +343,6 @@ def simulate(
     lay = layout.array
     dmg_terms, dmg_const = (spec.damage_expr if spec.combat else DiceExpr("0", (), 0)).encode()
     bl_terms, bl_const = (spec.backlash_expr if spec.combat else DiceExpr("0", (), 0)).encode()
-    scratch_size = max(scratch_for(dmg_terms).size, scratch_for(bl_terms).size)
     dmg_max = max(0, spec.damage_expr.max) if spec.combat else 0
     args = (
         MODES.index(spec.mode), 21 - spec.crit_range, spec.cat_range, spec.skill, spec.target,
@@ -355,7 +353,7 @@ def simulate(
     )  # fmt: skip
 
     def block(state: np.ndarray, n: int, out: np.ndarray) -> None:
-        k.block(state, n, out, lay, *args, np.zeros(scratch_size, dtype=np.int64))
+        k.block(state, n, out, lay, *args)
 
     tally = simulate_tally(
         layout,

@@ -29,7 +29,6 @@ from analysis.spec import Spec, SpecError, check_choice, check_dice, check_int
 from analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally, simulating
 from analysis.tally import Layout
 from kernels import thac0 as k
-from kernels.dice import scratch_for
 
 LABELS = ("miss", "fumble", "fumble_reroll_hit", "hit", "natural20_reduced", "critical_hit")
 CRIT_OPTIONS = ("double", "max", "severity")
@@ -196,17 +195,15 @@ def simulate(
     lay = layout.array
     dmg_terms, dmg_const = spec.damage_expr.encode()
     sev_terms, sev_const = spec.severity_expr.encode()
-    scratch_size = max(scratch_for(dmg_terms).size, scratch_for(sev_terms).size)
     option = CRIT_OPTIONS.index(spec.crit_option)
     dmg_min = max(0, spec.damage_expr.min)
     dmg_max = max(0, spec.damage_expr.max or 0)
 
     def block(state: np.ndarray, n: int, out: np.ndarray) -> None:
-        scratch = np.zeros(scratch_size, dtype=np.int64)
         k.block(
             state, n, out, lay, spec.need, spec.to_hit, spec.crit_threshold,
             spec.fumble_without_reroll == "miss", option,
-            dmg_terms, dmg_const, dmg_min, dmg_max, sev_terms, sev_const, scratch,
+            dmg_terms, dmg_const, dmg_min, dmg_max, sev_terms, sev_const,
         )  # fmt: skip
 
     tally = simulate_tally(
