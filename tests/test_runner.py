@@ -163,3 +163,37 @@ def test_a_billion_trials_run_in_flat_memory():
     z = (t.counts - 10**9 * ATTACK_EXACT) / np.sqrt(10**9 * ATTACK_EXACT * (1 - ATTACK_EXACT))
     # a fixed seed and 4 labels: |z| > 6 would be a one-in-a-hundred-million fluke, i.e. a bug
     assert np.abs(z).max() < 6, z
+
+
+# -- Ctrl-C --------------------------------------------------------------------------------
+@pytest.mark.parametrize("threads", [1, 2])
+def test_ctrl_c_stops_cleanly(monkeypatch, threads):
+    """A Ctrl-C mid-run (injected through the progress bar's third update, as a key
+    press would arrive between blocks) propagates, cancels the blocks not yet started
+    and leaves no worker thread behind."""
+    started = []
+
+    class InterruptingBar:
+        updates = 0
+
+        def update(self, n):
+            self.updates += 1
+            if self.updates == 3:
+                raise KeyboardInterrupt
+
+        def close(self):
+            pass
+
+    def counting(state, n, out):
+        started.append(n)
+        two_d6(state, n, out)
+
+    monkeypatch.setattr(runner, "_progress_bar", lambda *a, **k: InterruptingBar())
+    with pytest.raises(KeyboardInterrupt):
+        runner.run(
+            counting, n_out=TWO_D6_LAYOUT.n_out, trials=200 * 10_000, seed=1, threads=threads,
+            progress=True, block_trials=10_000,
+        )  # fmt: skip
+    # only the blocks already submitted ran: a few per thread, never all 200
+    assert 3 <= len(started) <= 3 + 2 * threads
+    assert not [t for t in threading.enumerate() if t.name.startswith("critlab")]
