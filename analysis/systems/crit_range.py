@@ -380,8 +380,8 @@ def heatmap_table(
 
 
 def plot_heatmap(spec: CritRangeSpec, *, crit_ranges=range(1, 6), evasions=range(5, 26), ax=None):
-    """Heatmaps of expected damage and of CRIT rate by crit_range × evasion (exact);
-    ``ax`` is a pair of axes."""
+    """Heatmaps of expected damage and of P(hit or CRIT) by crit_range × evasion (exact);
+    ``ax`` is a pair of axes (the CRIT rate itself is in :func:`heatmap_table`)."""
     import matplotlib.pyplot as plt
 
     grid = _heatmap_grid(spec, crit_ranges, evasions)
@@ -389,17 +389,18 @@ def plot_heatmap(spec: CritRangeSpec, *, crit_ranges=range(1, 6), evasions=range
         fig, ax = plt.subplots(1, 2, figsize=(12, 3.8), constrained_layout=True)
     else:
         fig = ax[0].figure
+    # The CRIT rate alone is crit_range / 20 at every evasion; what moves with evasion
+    # is how much of the damage the CRITs bring, so the second panel shows P(hit or CRIT).
     panels = (
-        ("expected_damage", "expected damage per attack", "viridis"),
-        ("p_crit", "CRIT rate", "magma"),
+        (_pivot(grid, "expected_damage"), "expected damage per attack", "viridis"),
+        (_pivot(grid, "hit") + _pivot(grid, "crit"), "P(hit or CRIT)", "magma"),
     )
     weapon = f"{spec.attack_bonus:+d}, {spec.damage} + {spec.crit_dice_expr}"
-    for a, (quantity, what, cmap) in zip(ax, panels, strict=True):
-        t = _pivot(grid, quantity)
+    for a, (t, what, cmap) in zip(ax, panels, strict=True):
         mesh = a.pcolormesh(t.columns, t.index, t.values, cmap=cmap, shading="nearest")
         fig.colorbar(mesh, ax=a, label=what)
         a.set_yticks(list(t.index))
-        a.set(xlabel="evasion", ylabel="crit range", title=f"{what.capitalize()}, {weapon} (exact)")
+        a.set(xlabel="evasion", ylabel="crit range", title=f"{what[0].upper()}{what[1:]}, {weapon} (exact)")
     return fig
 
 

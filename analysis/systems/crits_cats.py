@@ -603,7 +603,9 @@ def plot_resisters(spec: CritsCatsSpec, *, resisters=range(1, 7), ax=None):
     fig, ax = _axes(ax)
     table = resisters_table(spec, resisters)
     for lab in LABELS:
-        ax.plot(table.index, table[lab], marker="o", label=lab.replace("_", " "))
+        # dashed catastrophes: at equal skill they coincide with the criticals
+        ls = "--" if "catastrophe" in lab else "-"
+        ax.plot(table.index, table[lab], marker="o", ls=ls, label=lab.replace("_", " "))
     base = _as_spell(spec)
     ax.set(
         xlabel="resisters",

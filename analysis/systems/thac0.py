@@ -249,7 +249,7 @@ def plot_by_ac(spec: Thac0Spec, *, thac0_values=(20, 15, 10, 5), ac_range=range(
         ylabel="expected damage per attack",
         title=f"Expected damage, {spec.damage}, crit {spec.crit_option} (exact)",
     )
-    ax[0].legend(fontsize="small", ncols=2)
+    ax[0].legend(fontsize="small", ncols=2, loc="lower right")
     ax[1].legend(fontsize="small")
     return fig
 
