@@ -1,4 +1,4 @@
-"""The batched pool kernels (several dice from one draw) against the exact engine."""
+"""The pool kernels of the severity and contest modes against the exact engine."""
 
 from __future__ import annotations
 
