@@ -65,56 +65,56 @@ def roll_exploding(s, sides):
 @kernel(inline="always")
 def roll_4d6_drop_lowest(s):
     """4d6 keeping the highest three: the sum of four dice less the smallest."""
-    a = die(s, 6)
-    b = die(s, 6)
-    c = die(s, 6)
-    d = die(s, 6)
-    return a + b + c + d - min(min(a, b), min(c, d))
+    total = 0
+    lowest = 6
+    for _ in range(4):
+        r = die(s, 6)
+        total += r
+        lowest = min(lowest, r)
+    return total - lowest
 
 
 @kernel(inline="always")
 def roll_3d6(s):
-    """3d6. (Reading several dice as the base-6 digits of one draw was measured slower
-    once the stream lives in registers: the divisions cost more than the draws.)"""
-    return die(s, 6) + die(s, 6) + die(s, 6)
-
-
-@kernel(inline="always")
-def roll_keep(s, count, sides, keep, highest, scratch):
-    """Sum of the ``keep`` highest (or lowest) of ``count`` dice; ``scratch`` holds
-    at least ``count`` int64 and is overwritten (kept sorted by insertion)."""
-    for i in range(count):
-        r = die(s, sides)
-        j = i
-        while j > 0 and scratch[j - 1] > r:
-            scratch[j] = scratch[j - 1]
-            j -= 1
-        scratch[j] = r
-    total = 0
-    if highest:
-        for i in range(count - keep, count):
-            total += scratch[i]
-    else:
-        for i in range(keep):
-            total += scratch[i]
-    return total
+    """3d6."""
+    return roll_sum(s, 3, 6)
 
 
 @kernel(inline="always")
 def roll_expr(s, terms, constant, scratch):
-    """One roll of an encoded dice expression (see module docstring)."""
+    """One roll of an encoded dice expression (see module docstring).
+
+    Each die is rolled at a single place in the code (and rolled again while an
+    exploding die shows its maximum); kept dice are sorted into ``scratch`` by
+    insertion. One place per die matters: every kernel inlines this function, and the
+    compile time grows with the number of dice written out.
+    """
     total = constant
     for t in range(terms.shape[0]):
         sign, count, sides = terms[t, 0], terms[t, 1], terms[t, 2]
         mode, keep, exploding = terms[t, 3], terms[t, 4], terms[t, 5]
-        if exploding != 0:
-            v = 0
-            for _ in range(count):
-                v += roll_exploding(s, sides)
-        elif mode == KEEP_ALL:
-            v = roll_sum(s, count, sides)
-        else:
-            v = roll_keep(s, count, sides, keep, mode == KEEP_HIGHEST, scratch)
+        v = 0
+        for i in range(count):
+            r = 0
+            while True:
+                face = die(s, sides)
+                r += face
+                if exploding == 0 or face != sides:
+                    break
+            if mode == KEEP_ALL:
+                v += r
+            else:
+                j = i
+                while j > 0 and scratch[j - 1] > r:
+                    scratch[j] = scratch[j - 1]
+                    j -= 1
+                scratch[j] = r
+        if mode == KEEP_HIGHEST:
+            for i in range(count - keep, count):
+                v += scratch[i]
+        elif mode == KEEP_LOWEST:
+            for i in range(keep):
+                v += scratch[i]
         total += sign * v
     return total
 

@@ -9,8 +9,9 @@ Inlining, measured here: a call from one kernel to another that LLVM does not in
 costs about 10 ns, so the leaf helpers of every trial loop (the generator in
 :mod:`kernels.rng`, the counters in :mod:`kernels.bins`, the dice in :mod:`kernels.dice`)
 are ``inline="always"`` (numba inlines them in its IR), which made a 1d8 damage roll
-3x faster. Larger rule steps stay ordinary calls: inlining them too cost 20-50 s of
-first-call compile per rule system.
+3x faster. Compile time grows with every die written out after inlining, so each
+helper rolls its dice at as few places as it can (one ``die`` in a loop, not four in a
+row): that took the first-call compile of all five systems from about 120 s to 30 s.
 
 The cache is keyed on each kernel's own source file: after editing a helper in another
 module, delete the ``*.nbi``/``*.nbc`` files under ``__pycache__`` (``make clean-cache``) so that
