@@ -46,10 +46,6 @@ class Layout:
         head.append(start)
         return np.array(head, dtype=np.int64)
 
-    def hist_index(self, name: str) -> int:
-        """The number a kernel uses for histogram ``name``."""
-        return list(self.hists).index(name)
-
     def unpack(self, counts: Sequence[int] | np.ndarray, *, trials: int, seed: int) -> Tally:
         counts = np.asarray(counts, dtype=np.int64)
         if counts.size != self.n_out:

@@ -52,17 +52,6 @@ def roll_sum(s, count, sides):
 
 
 @kernel(inline="always")
-def roll_exploding(s, sides):
-    """One exploding die: while it shows its maximum, roll again and add (no limit)."""
-    total = 0
-    while True:
-        r = die(s, sides)
-        total += r
-        if r != sides:
-            return total
-
-
-@kernel(inline="always")
 def roll_4d6_drop_lowest(s):
     """4d6 keeping the highest three: the sum of four dice less the smallest."""
     total = 0

@@ -121,13 +121,6 @@ def die(s, sides):
 
 
 @kernel
-def fill_u64(s, out):
-    """Fill ``out`` with raw 64-bit words (the generator floor in benchmarks)."""
-    for i in range(out.size):
-        out[i] = next_u64(s)
-
-
-@kernel
 def xor_u64(s, n):
     """Draw ``n`` raw words, folding them with xor so nothing is stored (floor benchmark)."""
     acc = np.uint64(0)
