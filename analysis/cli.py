@@ -28,6 +28,7 @@ from typing import Any, NoReturn
 
 from analysis.spec import SpecError, coerce, field_types
 from analysis.systems import get_system, registry
+from analysis.systems.base import MAX_SEED, MAX_TRIALS
 
 
 class _Parser(argparse.ArgumentParser):
@@ -193,8 +194,8 @@ def _cmd_system(args: argparse.Namespace) -> int:
         result = system.exact(spec)
         _print_json(result.to_json()) if args.json else _print_result(result, simulated=False)
         return 0
-    trials = _int_arg("trials", args.trials, 1, 10**13)
-    seed = _int_arg("seed", args.seed, 0, 2**63 - 1)
+    trials = _int_arg("trials", args.trials, 1, MAX_TRIALS)
+    seed = _int_arg("seed", args.seed, 0, MAX_SEED)
     progress = False if args.no_progress else None
     with _cluster(args.scheduler) as client:
         sim = system.simulate(

@@ -26,11 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analysis.report.build import SectionOutput, plain_progress, resolve_seed, run_system
+from analysis.report.build import SectionOutput, plain_progress, run_system
 from analysis.report.compare import SUMMARY_FORMAT, Comparison, compare, load_baseline
-from analysis.report.config import MAX_SEED, MAX_TRIALS, ConfigError, ReportConfig, load_config
+from analysis.report.config import ConfigError, ReportConfig, load_config
 from analysis.report.meta import run_metadata
 from analysis.report.page import assemble, verdict
+from analysis.systems.base import MAX_SEED, MAX_TRIALS
+from kernels.runner import resolve_seed
 
 __all__ = ["ConfigError", "ReportResult", "build_report", "load_config", "main"]
 

@@ -16,7 +16,6 @@ import dataclasses
 import functools
 import math
 import operator
-import secrets
 import sys
 import time
 import zlib
@@ -388,8 +387,3 @@ def run_system(
         else:
             outs.append(sweep_section(section, say))
     return outs
-
-
-def resolve_seed(seed: int | None) -> int:
-    """The report's seed: the configured one, or 63 fresh bits from the OS (recorded)."""
-    return secrets.randbits(63) if seed is None else seed

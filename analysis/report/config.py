@@ -43,6 +43,7 @@ from analysis.report.reading import (
 from analysis.spec import Spec, SpecError
 from analysis.sweep import grid_points
 from analysis.systems import MODULES, RuleSystem, registry
+from analysis.systems.base import MAX_SEED, MAX_TRIALS
 
 __all__ = ["ConfigError", "ReportConfig", "SweepSection", "ValidationSection", "load_config", "parse_config"]
 
@@ -51,8 +52,6 @@ DEFAULT_CONFIG = Path(__file__).with_name("default.toml")
 SECTION_KINDS = ("outcomes_by", "metric_by", "validation")
 CHARTS = ("line", "stacked", "heatmap", "none")
 TABLE_LAYOUTS = ("auto", "long", "pivot", "none")
-MAX_TRIALS = 10**13
-MAX_SEED = 2**63 - 1
 # A sweep larger than this is almost certainly a typo in a range (and would not fit a page).
 MAX_POINTS = 5000
 # Beyond this many panels a figure is unreadable on a phone; split the section instead.

@@ -26,6 +26,9 @@ from analysis.tally import Layout, Tally
 from kernels import runner
 
 MAX_TRIALS = 10**13
+# The largest seed the command line and report configurations accept (63 bits, as drawn
+# by kernels.runner.resolve_seed).
+MAX_SEED = 2**63 - 1
 
 
 @dataclass(frozen=True)
