@@ -1,6 +1,6 @@
 """Small block kernels for the foundation's tests: a fair and a deliberately biased d20,
 a crit-range style attack, a 2d6 histogram that exercises labels, bins and counters, and
-rolls of an encoded dice expression.
+rolls of an encoded dice expression; and a progress bar that meets Ctrl-C mid-run.
 
 Each ``*_block(s, n, out, ...)`` tallies ``n`` trials from stream ``s`` into ``out`` in the
 order of the matching layout below, exactly like a rule system's kernel.
@@ -87,3 +87,19 @@ def expr_block(s, n, out, layout, terms, constant):
     for _ in range(n):
         add_label(out, 0)
         add_value(out, layout, 0, roll_expr(s, terms, constant, scratch))
+
+
+class InterruptingBar:
+    """A progress bar whose third update meets Ctrl-C, as if pressed between blocks
+    (a real SIGINT can land in a finaliser and be lost, which would make tests flaky)."""
+
+    def __init__(self) -> None:
+        self.updates = 0
+
+    def update(self, n: int) -> None:
+        self.updates += 1
+        if self.updates == 3:
+            raise KeyboardInterrupt
+
+    def close(self) -> None:
+        pass

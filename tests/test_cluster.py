@@ -19,6 +19,8 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
+from _biased import InterruptingBar  # noqa: E402
+
 import analysis.systems.thac0 as thac0_module  # noqa: E402
 from analysis.cli import main  # noqa: E402
 from analysis.sweep import sweep  # noqa: E402
@@ -108,25 +110,11 @@ def test_worker_killed_mid_run_changes_nothing(client, tmp_path, monkeypatch):
 
 
 def test_ctrl_c_cancels_outstanding_tasks(client, monkeypatch):
-    class InterruptedBar:
-        """A progress bar whose third update meets Ctrl-C, as if pressed mid-run (a real
-        SIGINT can land in a finaliser and be lost, which would make the test flaky)."""
-
-        updates = 0
-
-        def update(self, n):
-            self.updates += 1
-            if self.updates == 3:
-                raise KeyboardInterrupt
-
-        def close(self):
-            pass
-
     def slow_block(state, n, out):
         time.sleep(0.05)
         out[0] += n
 
-    monkeypatch.setattr(runner, "_progress_bar", lambda *args, **kwargs: InterruptedBar())
+    monkeypatch.setattr(runner, "_progress_bar", lambda *args, **kwargs: InterruptingBar())
     with pytest.raises(KeyboardInterrupt) as interrupted:
         run_on_client(client, slow_block, n_out=1, seed=0, sizes=[1] * 60, progress=True, block_batch=1)
     # The traceback still holds the run's futures, so only cancelling can have freed them.

@@ -8,7 +8,7 @@ import time
 import numpy as np
 import psutil
 import pytest
-from _biased import ATTACK_LAYOUT, TWO_D6_LAYOUT, attack_block, two_d6_block
+from _biased import ATTACK_LAYOUT, TWO_D6_LAYOUT, InterruptingBar, attack_block, two_d6_block
 
 from analysis.spec import SpecError
 from analysis.systems import thac0
@@ -172,17 +172,6 @@ def test_ctrl_c_stops_cleanly(monkeypatch, threads):
     press would arrive between blocks) propagates, cancels the blocks not yet started
     and leaves no worker thread behind."""
     started = []
-
-    class InterruptingBar:
-        updates = 0
-
-        def update(self, n):
-            self.updates += 1
-            if self.updates == 3:
-                raise KeyboardInterrupt
-
-        def close(self):
-            pass
 
     def counting(state, n, out):
         started.append(n)
