@@ -246,7 +246,7 @@ def map_ordered(
     run = f"critlab-{name}-{uuid.uuid4().hex[:16]}"
     futures = {client.submit(fn, *a, key=(run, i)): i for i, a in enumerate(args)}
     results: dict[int, Any] = {}
-    bar = _progress_bar(len(futures), progress, desc or name, unit)
+    bar = runner._progress_bar(len(futures), progress, desc or name, unit)
     try:
         for fut, value in as_completed(futures, with_results=True):
             i = futures[fut]
@@ -265,19 +265,6 @@ def map_ordered(
     if missing:
         raise RuntimeError(f"{name}: tasks {missing[:5]} never arrived")
     return [results[i] for i in range(len(args))]
-
-
-def _progress_bar(total: int, progress: bool | None, desc: str, unit: str):
-    # The same rules as kernels.runner's bar, counting tasks rather than trials.
-    if progress is False:
-        return None
-    import sys
-
-    if progress is None and not sys.stderr.isatty():
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, unit=unit, desc=desc, delay=1.0, leave=False)
 
 
 @contextmanager

@@ -69,7 +69,9 @@ def run_block(block: BlockFn, n_out: int, seed: int, index: int, n: int) -> np.n
     return out
 
 
-def _progress_bar(total: int, progress: bool | None, desc: str):
+def _progress_bar(total: int, progress: bool | None, desc: str, unit: str = "trial"):
+    """A tqdm bar of ``total`` units, or None: ``progress`` True always, False never,
+    None only on a terminal. Trials are shown scaled (1.2M), other units as counted."""
     if progress is False:
         return None
     if progress is None and not sys.stderr.isatty():
@@ -77,7 +79,9 @@ def _progress_bar(total: int, progress: bool | None, desc: str):
     from tqdm.auto import tqdm
 
     # delay: runs shorter than about a second never draw a bar.
-    return tqdm(total=total, unit="trial", unit_scale=True, desc=desc or "simulating", delay=1.0, leave=False)
+    return tqdm(
+        total=total, unit=unit, unit_scale=unit == "trial", desc=desc or "simulating", delay=1.0, leave=False
+    )
 
 
 def run(
