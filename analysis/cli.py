@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from typing import Any, NoReturn
 
-from analysis.spec import SpecError, coerce, field_types
+from analysis.spec import SpecError, check_int, coerce, field_types
 from analysis.systems import get_system, registry
 from analysis.systems.base import MAX_SEED, MAX_TRIALS
 
@@ -103,9 +103,7 @@ def _int_arg(name: str, text: str | None, lo: int, hi: int) -> int | None:
         value = int(text)
     except ValueError:
         raise SpecError(name, text, f"must be an integer in {lo}..{hi}") from None
-    if not lo <= value <= hi:
-        raise SpecError(name, text, f"must be an integer in {lo}..{hi}")
-    return value
+    return check_int(name, value, lo, hi)
 
 
 def _spec_from_args(system, args: argparse.Namespace):
