@@ -21,15 +21,15 @@ report: setup
 	$(BIN)/critlab report
 
 bench: setup
-	$(BIN)/python -m analysis.bench
+	$(BIN)/python -m critlab.analysis.bench
 
 notebooks: setup
 	$(BIN)/python -m pip install --quiet -e '.[notebooks]'
 	$(BIN)/jupyter lab notebooks/
 
 lint: setup
-	$(BIN)/ruff check analysis kernels tests notebooks
-	$(BIN)/ruff format --check analysis kernels tests notebooks
+	$(BIN)/ruff check critlab analysis kernels tests notebooks
+	$(BIN)/ruff format --check critlab analysis kernels tests notebooks
 
 clean-cache:
 	find analysis kernels tests -name '*.nbi' -delete -o -name '*.nbc' -delete

@@ -1,7 +1,7 @@
 """``make bench``: critlab's simulators beside idiomatic NumPy, in one run, as ratios.
 
 For every mechanic (the runtime's primitives and each rule system's
-:class:`~analysis.systems.base.BenchCase`) it measures critlab's trials/s on one thread
+:class:`~critlab.analysis.systems.base.BenchCase`) it measures critlab's trials/s on one thread
 and on all threads, and an honest vectorised NumPy version's trials/s, then reports the
 ratios; beside them the generator floor (raw 64-bit words/s and bare d20s/s on one and
 all threads) and, where a case provides it, the exact engine against icepool (critlab's
@@ -10,7 +10,7 @@ memoises). Machines
 are shared and noisy, so only ratios measured in the same run are meaningful; each
 figure is the best of a few repeats.
 
-Run ``python -m analysis.bench [--quick] [--out reports/bench]``.
+Run ``python -m critlab.analysis.bench [--quick] [--out reports/bench]``.
 """
 
 from __future__ import annotations
@@ -24,11 +24,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from analysis.systems import registry
-from analysis.systems.base import BenchCase
-from kernels import primitives, runner
-from kernels.rng import xor_u64
+from critlab.analysis.systems import registry
+from critlab.analysis.systems.base import BenchCase
+from critlab.kernels import primitives, runner
+from critlab.kernels.rng import xor_u64
 
 D20_TEST = dict(bonus=3, difficulty=11, crit_range=2, critfail_range=1)
 
@@ -77,10 +76,9 @@ def cold_seconds(fn: Callable[[], object], repeats: int = 3) -> float:
 
 
 def _warm_imports() -> None:
+    import critlab.analysis.notation  # noqa: F401
+    import critlab.kernels.pools  # noqa: F401
     import icepool  # noqa: F401
-
-    import analysis.notation  # noqa: F401
-    import kernels.pools  # noqa: F401
 
 
 def seconds(fn: Callable[[], object], repeats: int = 5) -> float:
@@ -146,7 +144,7 @@ def _numpy_pool(trials: int, chunk: int = 1 << 19) -> np.ndarray:
 
 
 def _exact_pool() -> object:
-    from analysis.notation import keep_highest
+    from critlab.analysis.notation import keep_highest
 
     return keep_highest.__wrapped__(4, 6, 3)  # uncached: time the computation itself
 
@@ -218,7 +216,9 @@ def run_bench(*, quick: bool = False, threads: int | None = None, log=print) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m analysis.bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m critlab.analysis.bench", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--quick", action="store_true", help="shorter timings (noisier)")
     parser.add_argument("--threads", type=int, help="threads for the all-threads column")
     parser.add_argument("--out", default="reports/bench", help="folder for bench.csv and bench.json")

@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from typing import Any, NoReturn
 
-from analysis.spec import SpecError, check_int, coerce, field_types
-from analysis.systems import get_system, registry
-from analysis.systems.base import MAX_SEED, MAX_TRIALS
+from critlab.analysis.spec import SpecError, check_int, coerce, field_types
+from critlab.analysis.systems import get_system, registry
+from critlab.analysis.systems.base import MAX_SEED, MAX_TRIALS
 
 
 class _Parser(argparse.ArgumentParser):
@@ -156,7 +156,7 @@ def _print_result(result, *, simulated: bool) -> None:
 
 
 def _cmd_dice(args: argparse.Namespace) -> int:
-    from analysis.notation import parse
+    from critlab.analysis.notation import parse
 
     d = parse(args.expr).dist()
     if args.json:
@@ -180,7 +180,7 @@ def _cluster(scheduler: str | None):
     is imported only when asked for."""
     if scheduler is None:
         return nullcontext(None)
-    from kernels.cluster import connect
+    from critlab.kernels.cluster import connect
 
     return connect(scheduler)
 
@@ -202,7 +202,7 @@ def _cmd_system(args: argparse.Namespace) -> int:
     if args.command == "simulate":
         _print_json(sim.to_json()) if args.json else _print_result(sim, simulated=True)
         return 0
-    from analysis.validate import validate
+    from critlab.analysis.validate import validate
 
     try:
         alpha = float(args.alpha)
@@ -223,7 +223,7 @@ def _cmd_system(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from analysis.report import main as report_main
+    from critlab.analysis.report import main as report_main
 
     return report_main(args)
 

@@ -14,9 +14,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
-from analysis.dist import Dist
-from analysis.tally import Tally
+from critlab.analysis.dist import Dist
+from critlab.analysis.tally import Tally
 
 
 def _num(x: float | None) -> float | None:

@@ -20,7 +20,7 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from analysis.notation import DiceExpr, parse
+from critlab.analysis.notation import DiceExpr, parse
 
 INT_LO, INT_HI = -1000, 1000
 
@@ -153,7 +153,7 @@ def field_types(spec_cls: type[Spec]) -> dict[str, tuple[type, bool]]:
 def coerce(spec_cls: type[Spec], name: str, text: str) -> Any:
     """Convert a command-line or config string to the field's type.
 
-    >>> from analysis.spec import Spec
+    >>> from critlab.analysis.spec import Spec
     >>> import dataclasses
     >>> @dataclasses.dataclass(frozen=True, kw_only=True)
     ... class Demo(Spec):

@@ -1,6 +1,6 @@
 """Sweeps: a rule system over a grid of parameters, as one tidy DataFrame.
 
->>> from analysis.systems import get_system
+>>> from critlab.analysis.systems import get_system
 >>> spec = get_system("thac0").make_spec(thac0=15, target_ac=5)
 >>> df = sweep(spec, target_ac=range(-2, 3), to_hit=[0, 2])
 >>> sorted(df.columns)[:4]
@@ -17,9 +17,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
-from analysis.spec import Spec, SpecError
-from kernels import runner
+from critlab.analysis.spec import Spec, SpecError
+from critlab.kernels import runner
 
 
 def grid_points(**grid: Iterable[Any]) -> list[dict[str, Any]]:
@@ -100,7 +99,7 @@ def sweep(
             for s, point, point_seed in zip(specs, points, seeds, strict=True)
         ]
     else:
-        from kernels.cluster import map_ordered
+        from critlab.kernels.cluster import map_ordered
 
         # One task per point, each simulated on one thread: the cluster's parallelism is
         # across points. Rows come back in grid order, so the frame is the local one.
@@ -126,12 +125,12 @@ def point_rows(
 ) -> list[dict[str, Any]]:
     """The sweep's rows for one grid point: ``spec`` (already replaced by ``point``).
 
-    >>> from analysis.systems import get_system
+    >>> from critlab.analysis.systems import get_system
     >>> s = get_system("thac0").make_spec(thac0=15, target_ac=5)
     >>> [r["name"] for r in point_rows(s, {"target_ac": 5})][-1]
     'expected_damage'
     """
-    from analysis.systems import get_system
+    from critlab.analysis.systems import get_system
 
     system = get_system(spec.system)
     ex = system.exact(spec)

@@ -2,7 +2,7 @@
 bin, and named counters; frequencies, standard errors and Wilson intervals.
 
 A :class:`Layout` fixes where each count lives in the flat int64 array that the block
-kernels fill (see :mod:`kernels.bins`); :meth:`Layout.unpack` turns the summed array
+kernels fill (see :mod:`critlab.kernels.bins`); :meth:`Layout.unpack` turns the summed array
 back into a :class:`Tally`.
 
 >>> lay = Layout(labels=("miss", "hit"), hists={"damage": (0, 3)}, counters=("sum",))
@@ -37,7 +37,7 @@ class Layout:
 
     @property
     def array(self) -> np.ndarray:
-        """The int64 layout array the kernels read (see :mod:`kernels.bins`)."""
+        """The int64 layout array the kernels read (see :mod:`critlab.kernels.bins`)."""
         head = [len(self.labels), len(self.hists)]
         start = len(self.labels)
         for lo, hi in self.hists.values():

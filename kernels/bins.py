@@ -1,7 +1,7 @@
 """Tallying into one flat int64 array: outcome labels, histograms and counters.
 
 A block kernel writes every count into a single ``out`` array laid out by
-:class:`analysis.tally.Layout`; the layout array passed to kernels is
+:class:`critlab.analysis.tally.Layout`; the layout array passed to kernels is
 ``[n_labels, n_hists, (start, lo, n_bins) * n_hists, counters_start]``. A histogram has
 ``n_bins`` bins for ``lo .. lo + n_bins - 1`` and one more, the ``tail`` bin, for any
 value outside that range (the exact engine's tail).
@@ -9,7 +9,7 @@ value outside that range (the exact engine's tail).
 
 from __future__ import annotations
 
-from kernels.jit import kernel
+from critlab.kernels.jit import kernel
 
 
 @kernel(inline="always")

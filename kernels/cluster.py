@@ -1,7 +1,7 @@
 """Blocks on a Dask cluster, with the same tallies as a local run.
 
-:func:`kernels.runner.run` hands its blocks here when it is given a ``client`` (a
-``dask.distributed.Client``). Each task runs :func:`~kernels.runner.run_block` for one
+:func:`critlab.kernels.runner.run` hands its blocks here when it is given a ``client`` (a
+``dask.distributed.Client``). Each task runs :func:`~critlab.kernels.runner.run_block` for one
 block, or a few consecutive blocks when blocks are quick, each with its own index and so
 its own stream, and returns their summed int64 tally. A block's numbers never depend on
 where or when it runs and integer sums never depend on order, so the total is bit for bit
@@ -14,8 +14,8 @@ worker holding it dies). Every task's key carries the run's id and its first blo
 client records which blocks each result covers, refuses a second result for the same
 blocks and checks that every block arrived before it returns the total.
 
-Only this module imports ``distributed``, and only :mod:`kernels.runner`,
-:mod:`analysis.sweep` and the command line import it, when they are given a client.
+Only this module imports ``distributed``, and only :mod:`critlab.kernels.runner`,
+:mod:`critlab.analysis.sweep` and the command line import it, when they are given a client.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ try:
 except ImportError as exc:  # pragma: no cover - the extra is part of critlab[dev]
     raise ImportError("cluster runs need Dask: pip install 'critlab[distributed]'") from exc
 
-from kernels import runner
+from critlab.kernels import runner
 
 # A task should compute for about this long. A task costs client, scheduler and worker
 # together about 6 ms of CPU on a 2-worker LocalCluster (bench_cluster), so 0.5 s keeps
@@ -135,7 +135,7 @@ def run_on_client(
         cloudpickle, so a closure over arrays and kernel modules is fine.
     n_out, seed, sizes
         The tally length, the run's seed and each block's trial count, as in
-        :func:`kernels.runner.run` (block ``i`` draws from stream ``(seed, i)``).
+        :func:`critlab.kernels.runner.run` (block ``i`` draws from stream ``(seed, i)``).
     progress
         ``True`` always shows a progress bar, ``False`` never, ``None`` only on a terminal.
     block_batch
@@ -150,7 +150,7 @@ def run_on_client(
     Examples
     --------
     >>> from distributed import Client
-    >>> from kernels.runner import block_sizes, run
+    >>> from critlab.kernels.runner import block_sizes, run
     >>> def block(state, n, out):
     ...     out[0] += n
     ...     out[1] += int(state[0] % 7)
@@ -340,7 +340,7 @@ def bench_cluster(trials: int = 100_000_000, *, workers: int = 2, repeats: int =
     """
     import os
 
-    from analysis.systems.thac0 import BENCH_SPEC, Thac0Spec, simulate
+    from critlab.analysis.systems.thac0 import BENCH_SPEC, Thac0Spec, simulate
 
     spec = Thac0Spec(**BENCH_SPEC)
     n_blocks = len(runner.block_sizes(trials))
@@ -393,6 +393,6 @@ def bench_cluster(trials: int = 100_000_000, *, workers: int = 2, repeats: int =
     }
 
 
-if __name__ == "__main__":  # pragma: no cover - `python -m kernels.cluster`
+if __name__ == "__main__":  # pragma: no cover - `python -m critlab.kernels.cluster`
     for key, value in bench_cluster().items():
         print(f"{key:>24}  {value:,.4g}")

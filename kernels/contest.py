@@ -8,16 +8,16 @@ skills (Rule of 16, rescaling) are worked out by the caller; the kernel rolls ag
 
 from __future__ import annotations
 
-from kernels.bins import add_counter, add_label, add_value
-from kernels.dice import roll_3d6
-from kernels.jit import kernel
-from kernels.rng import local_state
+from critlab.kernels.bins import add_counter, add_label, add_value
+from critlab.kernels.dice import roll_3d6
+from critlab.kernels.jit import kernel
+from critlab.kernels.rng import local_state
 
 # kind codes
 QUICK, RESISTANCE, REGULAR = 0, 1, 2
 # defender codes (quick contests)
 NO_DEFENDER, DEFENDER_A, DEFENDER_B = 0, 1, 2
-# Outcome indices, in the order of analysis.systems.contest.labels(spec) for each kind.
+# Outcome indices, in the order of critlab.analysis.systems.contest.labels(spec) for each kind.
 A_WINS, B_WINS, TIE = 0, 1, 2
 ATTACK_FAILED, RESISTED, AFFECTED = 0, 1, 2
 UNDECIDED = 2
@@ -122,8 +122,8 @@ def regular_trial(s, out, layout, a_skill, b_skill, criticals, max_rounds):
 
 @kernel
 def block(s, n, out, layout, kind, a_skill, b_skill, criticals, defender, max_rounds):
-    """Simulate ``n`` contests into ``out`` (see :mod:`kernels.bins` for the layout)."""
-    s = local_state(s)  # the stream in registers: see kernels.rng.local_state
+    """Simulate ``n`` contests into ``out`` (see :mod:`critlab.kernels.bins` for the layout)."""
+    s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     for _ in range(n):
         if kind == QUICK:
             quick_trial(s, out, layout, a_skill, b_skill, criticals, defender)

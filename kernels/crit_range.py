@@ -7,12 +7,12 @@ and DR in integer arithmetic, as a table would.
 
 from __future__ import annotations
 
-from kernels.bins import add_counter, add_label, add_value
-from kernels.dice import local_scratch, roll_floored
-from kernels.jit import kernel
-from kernels.rng import die, local_state
+from critlab.kernels.bins import add_counter, add_label, add_value
+from critlab.kernels.dice import local_scratch, roll_floored
+from critlab.kernels.jit import kernel
+from critlab.kernels.rng import die, local_state
 
-# Outcome indices, in the order of analysis.systems.crit_range's labels (both modes:
+# Outcome indices, in the order of critlab.analysis.systems.crit_range's labels (both modes:
 # critfail, miss/failure, hit/success, crit).
 CRITFAIL, MISS, HIT, CRIT = 0, 1, 2, 3
 # histograms and counters, in the layout's order (attack mode only)
@@ -73,9 +73,9 @@ def block(
 
     ``bonus`` / ``target`` are attack_bonus / evasion (or bonus / difficulty); naturals
     ``>= crit_from`` are CRITs and ``<= critfail_to`` CRITFAILs; ``keep / den`` is 1 − DR
-    (see :func:`scale_floor`). See :mod:`kernels.bins` for the layout.
+    (see :func:`scale_floor`). See :mod:`critlab.kernels.bins` for the layout.
     """
-    s = local_state(s)  # the stream in registers: see kernels.rng.local_state
+    s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     scratch = local_scratch()
     for _ in range(n):
         natural = die(s, 20)

@@ -8,15 +8,15 @@ for a spell.
 
 from __future__ import annotations
 
-from kernels.bins import add_counter, add_label, add_value
-from kernels.dice import local_scratch, roll_floored
-from kernels.jit import kernel
-from kernels.rng import die, local_state
+from critlab.kernels.bins import add_counter, add_label, add_value
+from critlab.kernels.dice import local_scratch, roll_floored
+from critlab.kernels.jit import kernel
+from critlab.kernels.rng import die, local_state
 
-# Outcome indices, in the order of analysis.systems.crits_cats.LABELS.
+# Outcome indices, in the order of critlab.analysis.systems.crits_cats.LABELS.
 MAJOR_CATASTROPHE, MINOR_CATASTROPHE, FAILURE, SUCCESS, MINOR_CRITICAL, MAJOR_CRITICAL = 0, 1, 2, 3, 4, 5
 N_CLASSES = 6
-# mode codes, in the order of analysis.systems.crits_cats.MODES
+# mode codes, in the order of critlab.analysis.systems.crits_cats.MODES
 VERSUS, CHALLENGE, SPELL = 0, 1, 2
 # Histograms and counters, in the layout's order for each mode.
 H_DAMAGE, H_BACKLASH = 0, 1  # versus with damage
@@ -74,12 +74,12 @@ def block(
     resisters,
     resistance,
 ):
-    """Simulate ``n`` trials into ``out`` (see :mod:`kernels.bins` for the layout).
+    """Simulate ``n`` trials into ``out`` (see :mod:`critlab.kernels.bins` for the layout).
 
     ``crit_lo`` = 21 − crit_range and ``cat_hi`` = cat_range; ``dmg_max`` is the damage
     maximum floored at 0 (what a minor critical deals).
     """
-    s = local_state(s)  # the stream in registers: see kernels.rng.local_state
+    s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     scratch = local_scratch()
     for _ in range(n):
         if mode == VERSUS:

@@ -1,24 +1,23 @@
 """Dice in njit: single dice, pools, keep/drop, explosion chains and whole expressions.
 
-Every function takes the stream state ``s`` first (see :mod:`kernels.rng`) and is inlined
+Every function takes the stream state ``s`` first (see :mod:`critlab.kernels.rng`) and is inlined
 into the kernels that call it: a call that is not inlined keeps the compiler from holding
 the stream in registers, and cost 3-5x on a damage roll. Expressions
-arrive in the encoding of :meth:`analysis.notation.DiceExpr.encode`: one int64 row per
+arrive in the encoding of :meth:`critlab.analysis.notation.DiceExpr.encode`: one int64 row per
 term ``(sign, count, sides, keep_mode, keep, exploding)`` plus a constant.
 """
 
 from __future__ import annotations
 
+from critlab.kernels.jit import kernel
+from critlab.kernels.rng import die
 from llvmlite import ir
 from numba import carray, types
 from numba.core import cgutils
 from numba.core.extending import intrinsic
 
-from kernels.jit import kernel
-from kernels.rng import die
-
 KEEP_ALL, KEEP_HIGHEST, KEEP_LOWEST = 0, 1, 2
-# Room for the dice of one keep/drop term (analysis.notation.MAX_DICE is 100).
+# Room for the dice of one keep/drop term (critlab.analysis.notation.MAX_DICE is 100).
 SCRATCH_SIZE = 128
 
 
@@ -38,7 +37,7 @@ def _stack_int64(typingctx, size):
 @kernel(inline="always")
 def local_scratch():
     """A scratch buffer for :func:`roll_expr` in the kernel's own stack frame (so that,
-    like :func:`kernels.rng.local_state`, writing to it aliases nothing)."""
+    like :func:`critlab.kernels.rng.local_state`, writing to it aliases nothing)."""
     return carray(_stack_int64(SCRATCH_SIZE), SCRATCH_SIZE)
 
 

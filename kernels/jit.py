@@ -3,11 +3,12 @@
 Every kernel is compiled with ``cache=True`` (the compiled code is written beside the
 source, so only the first call on a machine pays the compile), ``error_model="numpy"``
 (no Python exception checks on division in hot loops) and ``nogil=True`` (blocks run on
-a thread pool in parallel; see :mod:`kernels.runner`).
+a thread pool in parallel; see :mod:`critlab.kernels.runner`).
 
 Inlining, measured here: a call from one kernel to another that LLVM does not inline
 costs about 10 ns, so the leaf helpers of every trial loop (the generator in
-:mod:`kernels.rng`, the counters in :mod:`kernels.bins`, the dice in :mod:`kernels.dice`)
+:mod:`critlab.kernels.rng`, the counters in :mod:`critlab.kernels.bins`, the dice in
+:mod:`critlab.kernels.dice`)
 are ``inline="always"`` (numba inlines them in its IR), which made a 1d8 damage roll
 3x faster. Compile time grows with every die written out after inlining, so each
 helper rolls its dice at as few places as it can (one ``die`` in a loop, not four in a

@@ -4,8 +4,7 @@ enumerating the ``sides ** count`` faces (an array kernel, so it lives here)."""
 from __future__ import annotations
 
 import numpy as np
-
-from kernels.jit import kernel
+from critlab.kernels.jit import kernel
 
 
 @kernel

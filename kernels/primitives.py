@@ -8,10 +8,10 @@
 
 from __future__ import annotations
 
-from kernels.bins import add_label, add_value
-from kernels.dice import roll_4d6_drop_lowest
-from kernels.jit import kernel
-from kernels.rng import die, local_state
+from critlab.kernels.bins import add_label, add_value
+from critlab.kernels.dice import roll_4d6_drop_lowest
+from critlab.kernels.jit import kernel
+from critlab.kernels.rng import die, local_state
 
 CRITFAIL, FAILURE, SUCCESS, CRIT = 0, 1, 2, 3
 
@@ -19,7 +19,7 @@ CRITFAIL, FAILURE, SUCCESS, CRIT = 0, 1, 2, 3
 @kernel
 def d20_test_block(s, n, out, bonus, difficulty, crit_range, critfail_range):
     """``n`` skill tests: critfail on a natural <= critfail_range, crit on >= 21 − crit_range."""
-    s = local_state(s)  # the stream in registers: see kernels.rng.local_state
+    s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     for _ in range(n):
         natural = die(s, 20)
         # The rules in order of precedence, each overriding the last: written so the
@@ -33,7 +33,7 @@ def d20_test_block(s, n, out, bonus, difficulty, crit_range, critfail_range):
 @kernel
 def pool_block(s, n, out, layout):
     """``n`` rolls of 4d6 drop lowest into histogram 0 (label 0 counts every roll)."""
-    s = local_state(s)  # the stream in registers: see kernels.rng.local_state
+    s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     for _ in range(n):
         add_label(out, 0)
         add_value(out, layout, 0, roll_4d6_drop_lowest(s))
@@ -43,7 +43,7 @@ def pool_block(s, n, out, layout):
 def d20_floor_block(s, n, out):
     """``n`` d20s with no rule at all, counted in ``out[0]``; their xor goes to ``out[1]``
     so the compiler cannot drop them."""
-    s = local_state(s)  # the stream in registers: see kernels.rng.local_state
+    s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     acc = 0
     for _ in range(n):
         acc ^= die(s, 20)

@@ -8,7 +8,7 @@ tallies bit for bit on 1 thread, all cores, or a cluster.
 
 Why a thread pool over ``nogil`` kernels and not one ``prange`` loop: it runs the same
 blocks on all cores, and between blocks Python regains control to update a progress
-bar, honour Ctrl-C and (for :mod:`kernels.cluster`) ship the very same block
+bar, honour Ctrl-C and (for :mod:`critlab.kernels.cluster`) ship the very same block
 function to other machines. Memory is flat: only ``threads * 2`` small tallies are alive.
 """
 
@@ -22,8 +22,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 import numpy as np
-
-from kernels.rng import stream_state
+from critlab.kernels.rng import stream_state
 
 # Trials per block. Large enough that the Python call per block (~10 µs) is lost in the
 # block's ~5 ms of work, small enough that a 10^6-trial run still spreads over 2 cores.
@@ -114,7 +113,7 @@ def run(
         ``True`` always shows a progress bar, ``False`` never, ``None`` only on a terminal.
     client
         A ``dask.distributed.Client``: run the same blocks on its cluster instead
-        (see :mod:`kernels.cluster`); the tally is identical.
+        (see :mod:`critlab.kernels.cluster`); the tally is identical.
     """
     if trials < 1:
         raise ValueError(f"trials must be at least 1, got {trials}")
@@ -123,7 +122,7 @@ def run(
         raise ValueError(f"threads must be at least 1, got {threads}")
     sizes = block_sizes(trials, block_trials)
     if client is not None:
-        from kernels.cluster import run_on_client
+        from critlab.kernels.cluster import run_on_client
 
         return run_on_client(client, block, n_out=n_out, seed=seed, sizes=sizes, progress=progress, desc=desc)
     total = np.zeros(n_out, dtype=np.int64)

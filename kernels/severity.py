@@ -8,11 +8,11 @@ opponent one. The rolls are summed with the skills, and the MoV picks the wound 
 
 from __future__ import annotations
 
-from kernels.bins import add_counter, add_label, add_value
-from kernels.jit import kernel
-from kernels.rng import die, local_state
+from critlab.kernels.bins import add_counter, add_label, add_value
+from critlab.kernels.jit import kernel
+from critlab.kernels.rng import die, local_state
 
-# mode codes, in the order of analysis.systems.severity.MODES
+# mode codes, in the order of critlab.analysis.systems.severity.MODES
 LETHAL, RISKY, STABLE = 0, 1, 2
 # histograms and counters, in the layout's order
 H_MARGIN = 0
@@ -74,8 +74,8 @@ def block(
     cap_before_armor,
     chain_implosions,
 ):
-    """Simulate ``n`` opposed attacks into ``out`` (see :mod:`kernels.bins` for the layout)."""
-    s = local_state(s)  # the stream in registers: see kernels.rng.local_state
+    """Simulate ``n`` opposed attacks into ``out`` (see :mod:`critlab.kernels.bins` for the layout)."""
+    s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     for _ in range(n):
         a_first = roll(s, mode)
         d_first = roll(s, mode)

@@ -6,12 +6,12 @@ dice, one die at a time, exactly as a table would.
 
 from __future__ import annotations
 
-from kernels.bins import add_counter, add_label, add_value
-from kernels.dice import local_scratch, roll_expr, roll_floored
-from kernels.jit import kernel
-from kernels.rng import die, local_state
+from critlab.kernels.bins import add_counter, add_label, add_value
+from critlab.kernels.dice import local_scratch, roll_expr, roll_floored
+from critlab.kernels.jit import kernel
+from critlab.kernels.rng import die, local_state
 
-# Outcome indices, in the order of analysis.systems.thac0.LABELS.
+# Outcome indices, in the order of critlab.analysis.systems.thac0.LABELS.
 MISS, FUMBLE, FUMBLE_REROLL_HIT, HIT, NATURAL20_REDUCED, CRITICAL_HIT = 0, 1, 2, 3, 4, 5
 # crit_option codes
 DOUBLE, MAX, SEVERITY = 0, 1, 2
@@ -50,8 +50,8 @@ def block(
     sev_terms,
     sev_const,
 ):
-    """Simulate ``n`` attacks into ``out`` (see :mod:`kernels.bins` for the layout)."""
-    s = local_state(s)  # the stream in registers: see kernels.rng.local_state
+    """Simulate ``n`` attacks into ``out`` (see :mod:`critlab.kernels.bins` for the layout)."""
+    s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     scratch = local_scratch()
     for _ in range(n):
         natural = die(s, 20)

@@ -11,11 +11,11 @@ order of the matching layout below, exactly like a rule system's kernel.
 
 from __future__ import annotations
 
-from analysis.tally import Layout
-from kernels.bins import add_counter, add_label, add_value
-from kernels.dice import local_scratch, roll_expr
-from kernels.jit import kernel
-from kernels.rng import bounded, die, local_state
+from critlab.analysis.tally import Layout
+from critlab.kernels.bins import add_counter, add_label, add_value
+from critlab.kernels.dice import local_scratch, roll_expr
+from critlab.kernels.jit import kernel
+from critlab.kernels.rng import bounded, die, local_state
 
 # One label per face: "1" .. "20".
 D20_LAYOUT = Layout(labels=tuple(str(v) for v in range(1, 21)))

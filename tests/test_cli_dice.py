@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from analysis.cli import main
+from critlab.analysis.cli import main
 
 
 def run(argv: list[str]) -> int:

@@ -1,4 +1,4 @@
-"""Cluster runs (kernels.cluster): the same numbers as a local single-thread run, on a
+"""Cluster runs (critlab.kernels.cluster): the same numbers as a local single-thread run, on a
 LocalCluster of two worker processes, through lost workers, Ctrl-C and the command line.
 
 No statistical thresholds here: every check is bit-for-bit equality with a local run.
@@ -19,17 +19,16 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
+import critlab.analysis.systems.thac0 as thac0_module  # noqa: E402
 from _biased import InterruptingBar  # noqa: E402
-
-import analysis.systems.thac0 as thac0_module  # noqa: E402
-from analysis.cli import main  # noqa: E402
-from analysis.sweep import sweep  # noqa: E402
-from analysis.systems.thac0 import Thac0Spec, simulate  # noqa: E402
-from kernels import cluster as cluster_module  # noqa: E402
-from kernels import runner  # noqa: E402
-from kernels.cluster import run_on_client  # noqa: E402
-from kernels.rng import stream_state  # noqa: E402
-from kernels.runner import BLOCK_TRIALS, block_sizes, run  # noqa: E402
+from critlab.analysis.cli import main  # noqa: E402
+from critlab.analysis.sweep import sweep  # noqa: E402
+from critlab.analysis.systems.thac0 import Thac0Spec, simulate  # noqa: E402
+from critlab.kernels import cluster as cluster_module  # noqa: E402
+from critlab.kernels import runner  # noqa: E402
+from critlab.kernels.cluster import run_on_client  # noqa: E402
+from critlab.kernels.rng import stream_state  # noqa: E402
+from critlab.kernels.runner import BLOCK_TRIALS, block_sizes, run  # noqa: E402
 
 SPEC = Thac0Spec(thac0=10, target_ac=0, to_hit=12, crit_threshold=19)  # fumble rerolls, hits, crits
 
@@ -152,7 +151,8 @@ def test_command_line_unreachable_scheduler_is_one_line(capsys, monkeypatch):
 
 def test_nothing_imports_dask_without_a_client():
     code = (
-        "import sys, analysis.systems.thac0, analysis.sweep, analysis.cli, kernels.runner\n"
+        "import sys, critlab.analysis.systems.thac0, critlab.analysis.sweep\n"
+        "import critlab.analysis.cli, critlab.kernels.runner\n"
         "assert not {'dask', 'distributed'} & set(sys.modules), 'dask imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

@@ -8,13 +8,10 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from analysis.cli import main
-from analysis.spec import SpecError
-from analysis.sweep import sweep
-from analysis.systems.contest import (
+from critlab.analysis.cli import main
+from critlab.analysis.spec import SpecError
+from critlab.analysis.sweep import sweep
+from critlab.analysis.systems.contest import (
     SYSTEM,
     ContestSpec,
     _icepool_quick,
@@ -28,7 +25,9 @@ from analysis.systems.contest import (
     rounds_dist,
     simulate,
 )
-from analysis.validate import validate
+from critlab.analysis.validate import validate
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 # Significance for MC-vs-exact checks: fixed seeds make each verdict reproducible, and at
 # 1e-3 a real bias of a few percent in any label at these trial counts is still caught.

@@ -9,12 +9,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
-from analysis.cli import main
-from analysis.notation import parse
-from analysis.spec import SpecError
-from analysis.sweep import sweep
-from analysis.systems.crit_range import (
+from critlab.analysis.cli import main
+from critlab.analysis.notation import parse
+from critlab.analysis.spec import SpecError
+from critlab.analysis.sweep import sweep
+from critlab.analysis.systems.crit_range import (
     ATTACK_LABELS,
     TEST_LABELS,
     CritRangeSpec,
@@ -29,8 +28,8 @@ from analysis.systems.crit_range import (
     simulate,
     weapon_damage,
 )
-from analysis.validate import validate
-from kernels.crit_range import scale_floor
+from critlab.analysis.validate import validate
+from critlab.kernels.crit_range import scale_floor
 
 # Significance for MC-vs-exact checks: fixed seeds make each verdict reproducible, and at
 # 1e-3 a real bias of a few percent in any label at these trial counts is still caught.

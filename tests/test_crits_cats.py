@@ -8,12 +8,10 @@ import json
 
 import numpy as np
 import pytest
-from scipy import stats
-
-from analysis.cli import main
-from analysis.spec import SpecError
-from analysis.sweep import sweep
-from analysis.systems.crits_cats import (
+from critlab.analysis.cli import main
+from critlab.analysis.spec import SpecError
+from critlab.analysis.sweep import sweep
+from critlab.analysis.systems.crits_cats import (
     LABELS,
     METRICS,
     CritsCatsSpec,
@@ -35,7 +33,8 @@ from analysis.systems.crits_cats import (
     simulate,
     versus_classes,
 )
-from analysis.validate import validate
+from critlab.analysis.validate import validate
+from scipy import stats
 
 # Significance for MC-vs-exact checks: fixed seeds make each verdict reproducible, and at
 # 1e-3 a real bias of a few percent in any label at these trial counts is still caught.

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from analysis.notation import dice_dist
-from analysis.validate import chi_square
-from kernels.dice import roll_3d6, roll_4d6_drop_lowest
-from kernels.jit import kernel
-from kernels.rng import stream_state
+from critlab.analysis.notation import dice_dist
+from critlab.analysis.validate import chi_square
+from critlab.kernels.dice import roll_3d6, roll_4d6_drop_lowest
+from critlab.kernels.jit import kernel
+from critlab.kernels.rng import stream_state
 
 # Significance of each goodness-of-fit check: fixed seeds make the verdict reproducible,
 # and at 10^6 rolls a bias of half a percent in any total is still caught.

@@ -10,13 +10,12 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
-from analysis import cli
-from analysis.report import build as report_build
-from analysis.report import build_report, main
-from analysis.report.compare import EXACT_TOL, compare
-from analysis.report.config import DEFAULT_CONFIG, ConfigError, load_config, parse_config
-from analysis.systems import MODULES, registry
+from critlab.analysis import cli
+from critlab.analysis.report import build as report_build
+from critlab.analysis.report import build_report, main
+from critlab.analysis.report.compare import EXACT_TOL, compare
+from critlab.analysis.report.config import DEFAULT_CONFIG, ConfigError, load_config, parse_config
+from critlab.analysis.systems import MODULES, registry
 
 ROOT = Path(__file__).resolve().parents[1]
 DESIGNER = ROOT / "reports" / "examples" / "designer.toml"
@@ -290,7 +289,7 @@ def test_bad_baseline_exits_2(tiny, tmp_path, capsys):
 
 def test_uninstalled_system_is_named(tmp_path, monkeypatch):
     # Pretend crit-range is still being written: the error names it and what is installed.
-    import analysis.report.config as config_module
+    import critlab.analysis.report.config as config_module
 
     monkeypatch.setattr(config_module, "registry", lambda: {"thac0": registry()["thac0"]})
     text = TINY + "\n[systems.crit-range]\nparams = { attack_bonus = 5, evasion = 15 }\n"

@@ -9,11 +9,10 @@ import numpy as np
 import psutil
 import pytest
 from _biased import ATTACK_LAYOUT, TWO_D6_LAYOUT, InterruptingBar, attack_block, two_d6_block
-
-from analysis.spec import SpecError
-from analysis.systems import thac0
-from analysis.systems.base import simulate_tally
-from kernels import runner
+from critlab.analysis.spec import SpecError
+from critlab.analysis.systems import thac0
+from critlab.analysis.systems.base import simulate_tally
+from critlab.kernels import runner
 
 TWO_D6_LAY = TWO_D6_LAYOUT.array
 

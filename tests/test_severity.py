@@ -8,12 +8,11 @@ import json
 
 import numpy as np
 import pytest
-
-from analysis.cli import main
-from analysis.spec import SpecError
-from analysis.sweep import sweep
-from analysis.systems import severity as sev
-from analysis.systems.severity import (
+from critlab.analysis.cli import main
+from critlab.analysis.spec import SpecError
+from critlab.analysis.sweep import sweep
+from critlab.analysis.systems import severity as sev
+from critlab.analysis.systems.severity import (
     MODES,
     NATURAL_MAX,
     NATURAL_MIN,
@@ -24,7 +23,7 @@ from analysis.systems.severity import (
     simulate,
     wound_level,
 )
-from analysis.validate import validate
+from critlab.analysis.validate import validate
 
 # Significance for MC-vs-exact checks: fixed seeds make each verdict reproducible, and at
 # 1e-3 a real bias of a few percent in any label at these trial counts is still caught.

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from analysis.spec import SpecError
-from analysis.systems.thac0 import Thac0Spec, exact, halve, simulate
-from analysis.validate import validate
+from critlab.analysis.spec import SpecError
+from critlab.analysis.systems.thac0 import Thac0Spec, exact, halve, simulate
+from critlab.analysis.validate import validate
 
 # Significance for MC-vs-exact checks: fixed seeds make each verdict reproducible, and at
 # 1e-3 a real bias of a few percent in any label at these trial counts is still caught.

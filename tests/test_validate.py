@@ -14,13 +14,12 @@ from _biased import (
     fair_d20_block,
     two_d6_block,
 )
-
-from analysis.dist import Dist
-from analysis.notation import parse
-from analysis.results import ExactResult, SimResult
-from analysis.systems.base import simulate_tally
-from analysis.tally import Hist, Layout, Tally
-from analysis.validate import DEFAULT_ALPHA, MIN_EXPECTED, Validation, chi_square, pool, validate
+from critlab.analysis.dist import Dist
+from critlab.analysis.notation import parse
+from critlab.analysis.results import ExactResult, SimResult
+from critlab.analysis.systems.base import simulate_tally
+from critlab.analysis.tally import Hist, Layout, Tally
+from critlab.analysis.validate import DEFAULT_ALPHA, MIN_EXPECTED, Validation, chi_square, pool, validate
 
 FAIR_D20 = ExactResult(system="d20", params={}, labels=D20_LAYOUT.labels, probs=np.full(20, 1 / 20))
 
@@ -109,7 +108,7 @@ def test_labels_must_agree_and_alpha_in_range():
     "text", ["2d6+1d4-1", "4d6dl1", "5d8kl2", "6d6dh2", "10d10kh3", "1d6!", "2d6!+1", "d4!-d4", "3d6 - 3d6"]
 )
 def test_simulated_dice_match_the_exact_engine(text):
-    # kernels.dice.roll_expr against DiceExpr.dist(): the same encoding, two implementations
+    # critlab.kernels.dice.roll_expr against DiceExpr.dist(): the same encoding, two implementations
     expr = parse(text)
     d = expr.dist()
     exact = ExactResult(

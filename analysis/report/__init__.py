@@ -1,7 +1,7 @@
 """Balance reports: ``critlab report [--config FILE] [--out DIR] [--trials N] [--seed S]
 [--baseline SUMMARY.json]``.
 
-A TOML configuration (:mod:`analysis.report.config`; built in: ``default.toml``)
+A TOML configuration (:mod:`critlab.analysis.report.config`; built in: ``default.toml``)
 names the rule systems, their parameters, the grids to sweep and the specs to
 validate. The report goes to ``reports/<name>/``:
 
@@ -12,7 +12,7 @@ validate. The report goes to ``reports/<name>/``:
   with their standard errors), every validation, and the run's metadata.
 
 With ``--baseline`` an earlier ``summary.json`` adds a "what changed" section
-(:mod:`analysis.report.compare`). The exit status is 0 when every validation passed,
+(:mod:`critlab.analysis.report.compare`). The exit status is 0 when every validation passed,
 1 when one failed (the report is still written), 2 for a bad configuration.
 """
 
@@ -26,13 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analysis.report.build import SectionOutput, plain_progress, run_system
-from analysis.report.compare import SUMMARY_FORMAT, Comparison, compare, load_baseline
-from analysis.report.config import ConfigError, ReportConfig, load_config
-from analysis.report.meta import run_metadata
-from analysis.report.page import assemble, verdict
-from analysis.systems.base import MAX_SEED, MAX_TRIALS
-from kernels.runner import resolve_seed
+from critlab.analysis.report.build import SectionOutput, plain_progress, run_system
+from critlab.analysis.report.compare import SUMMARY_FORMAT, Comparison, compare, load_baseline
+from critlab.analysis.report.config import ConfigError, ReportConfig, load_config
+from critlab.analysis.report.meta import run_metadata
+from critlab.analysis.report.page import assemble, verdict
+from critlab.analysis.systems.base import MAX_SEED, MAX_TRIALS
+from critlab.kernels.runner import resolve_seed
 
 __all__ = ["ConfigError", "ReportResult", "build_report", "load_config", "main"]
 
@@ -114,7 +114,7 @@ def build_report(
     if comparison is not None:
         comparison.changes.to_csv(out_dir / "tables" / "changes.csv", index=False)
 
-    from analysis.report import html, markdown
+    from critlab.analysis.report import html, markdown
 
     (out_dir / "index.html").write_text(html.render(doc), encoding="utf-8")
     (out_dir / "README.md").write_text(markdown.render(doc), encoding="utf-8")

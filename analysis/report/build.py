@@ -1,11 +1,11 @@
 """Build a report: run each configured section, collect figures, tables and metrics.
 
-Sweep sections (``outcomes_by``, ``metric_by``) are exact: one :func:`analysis.sweep.sweep`
+Sweep sections (``outcomes_by``, ``metric_by``) are exact: one :func:`critlab.analysis.sweep.sweep`
 per variant, reshaped into a *wide table* (one row per grid point, one column per
 axis and quantity). Validation sections simulate the spec in ``batches`` independent
 runs (seeds derived from the report seed and the section's key, so adding a section
 never changes another's numbers), merge the tallies for
-:func:`analysis.validate.validate`, and take each simulated metric's standard error
+:func:`critlab.analysis.validate.validate`, and take each simulated metric's standard error
 from the spread of its batch estimates (batch means), which needs nothing but the
 metric itself.
 """
@@ -25,15 +25,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
-from analysis.report import figures
-from analysis.report.config import ReportConfig, SweepSection, SystemBlock, ValidationSection
-from analysis.report.doc import Figure, Heading, Paragraph, Table, fmt, fmt_se, fmt_value, fmt_z
-from analysis.results import SimResult
-from analysis.spec import Spec
-from analysis.sweep import point_seeds, sweep
-from analysis.systems import RuleSystem, get_system
-from analysis.validate import validate
+from critlab.analysis.report import figures
+from critlab.analysis.report.config import ReportConfig, SweepSection, SystemBlock, ValidationSection
+from critlab.analysis.report.doc import Figure, Heading, Paragraph, Table, fmt, fmt_se, fmt_value, fmt_z
+from critlab.analysis.results import SimResult
+from critlab.analysis.spec import Spec
+from critlab.analysis.sweep import point_seeds, sweep
+from critlab.analysis.systems import RuleSystem, get_system
+from critlab.analysis.validate import validate
 
 Progress = Callable[[str], None]
 

@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-
-from analysis.report.config import ConfigError
+from critlab.analysis.report.config import ConfigError
 
 SUMMARY_FORMAT = "critlab-report-summary/1"
 EXACT_TOL = 1e-12

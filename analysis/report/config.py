@@ -3,7 +3,7 @@
 Everything that can be wrong with a configuration is found here, before any work
 starts: unknown keys, wrong types, values out of range, systems that are not
 installed, grid points the rules do not allow (every spec is built through the
-system's ``make_spec``, so its :class:`~analysis.spec.SpecError` applies), outcome and
+system's ``make_spec``, so its :class:`~critlab.analysis.spec.SpecError` applies), outcome and
 metric names the system does not report. Each error is one :class:`ConfigError` line
 naming the file, the key path and what is allowed; sections are numbered from 1::
 
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis.report.reading import (
+from critlab.analysis.report.reading import (
     NAME,
     ConfigError,
     Reader,
@@ -40,10 +40,10 @@ from analysis.report.reading import (
     read_variants,
     slug,
 )
-from analysis.spec import Spec, SpecError
-from analysis.sweep import grid_points
-from analysis.systems import MODULES, RuleSystem, registry
-from analysis.systems.base import MAX_SEED, MAX_TRIALS
+from critlab.analysis.spec import Spec, SpecError
+from critlab.analysis.sweep import grid_points
+from critlab.analysis.systems import MODULES, RuleSystem, registry
+from critlab.analysis.systems.base import MAX_SEED, MAX_TRIALS
 
 __all__ = ["ConfigError", "ReportConfig", "SweepSection", "ValidationSection", "load_config", "parse_config"]
 

@@ -1,6 +1,6 @@
 """The report as a list of blocks (headings, paragraphs, figures, tables), rendered twice:
-as one self-contained HTML page (:mod:`analysis.report.html`) and as a README.md with
-relative figures (:mod:`analysis.report.markdown`), so both always say the same.
+as one self-contained HTML page (:mod:`critlab.analysis.report.html`) and as a README.md with
+relative figures (:mod:`critlab.analysis.report.markdown`), so both always say the same.
 
 >>> fmt(0.05), fmt(1.25e-05), fmt(None), fmt(4.5)
 ('0.0500', '1.25e-05', '–', '4.5000')

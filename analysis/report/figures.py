@@ -2,7 +2,7 @@
 
 Each function returns PNG bytes. Every title says whether its numbers are exact or
 simulated. A section's wide table (one row per grid point, one column per axis and per
-quantity) is what they read; see :func:`analysis.report.build.wide_table`.
+quantity) is what they read; see :func:`critlab.analysis.report.build.wide_table`.
 """
 
 from __future__ import annotations
@@ -13,12 +13,11 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from critlab.analysis.report.config import Axis, SweepSection
+from critlab.analysis.report.doc import fmt_value
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
-
-from analysis.report.config import Axis, SweepSection
-from analysis.report.doc import fmt_value
 
 DPI = 96
 _STYLES = ("-", "--", ":", "-.")

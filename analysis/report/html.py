@@ -1,7 +1,7 @@
 """The report as one self-contained HTML page: figures embedded as base64 PNG, plain
 CSS that reads on a phone (fluid images, scrolling tables) and prints cleanly.
 
->>> from analysis.report.doc import Document, Heading, Paragraph, Contents
+>>> from critlab.analysis.report.doc import Document, Heading, Paragraph, Contents
 >>> page = render(Document("T", [Paragraph("All passed.", "ok"), Contents(), Heading(2, "A & B", "a")]))
 >>> '<a href="#a">A &amp; B</a>' in page, page.count("<img")
 (True, 0)
@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 from html import escape
 
-from analysis.report.doc import Contents, Document, Figure, Heading, Paragraph, Table
+from critlab.analysis.report.doc import Contents, Document, Figure, Heading, Paragraph, Table
 
 CSS = """
 :root { color-scheme: light; }

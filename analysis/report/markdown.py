@@ -1,6 +1,6 @@
 """The report as README.md: the same blocks as the HTML page, figures as relative PNGs.
 
->>> from analysis.report.doc import Document, Table
+>>> from critlab.analysis.report.doc import Document, Table
 >>> print(render(Document("T", [Table(["x", "p"], [["a|b", "0.5"]])])).strip())
 # T
 <BLANKLINE>
@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from analysis.report.doc import Contents, Document, Figure, Heading, Paragraph, Table
+from critlab.analysis.report.doc import Contents, Document, Figure, Heading, Paragraph, Table
 
 
 def _cell(text: str) -> str:

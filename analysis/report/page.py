@@ -10,10 +10,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from analysis.report.build import SectionOutput, anchor
-from analysis.report.compare import Comparison
-from analysis.report.config import ReportConfig
-from analysis.report.doc import Contents, Document, Heading, Paragraph, Table, fmt, fmt_se, fmt_z
+from critlab.analysis.report.build import SectionOutput, anchor
+from critlab.analysis.report.compare import Comparison
+from critlab.analysis.report.config import ReportConfig
+from critlab.analysis.report.doc import Contents, Document, Heading, Paragraph, Table, fmt, fmt_se, fmt_z
 
 # More changed numbers than this are listed in tables/changes.csv only: a page of
 # thousands of rows helps nobody, and the CSV holds them all.

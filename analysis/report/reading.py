@@ -2,14 +2,14 @@
 
 :class:`Reader` gives typed access to one table; :func:`check_param` checks a value
 against the spec field's type hint; :func:`build_spec` builds a spec through the
-system's ``make_spec`` and reports a :class:`~analysis.spec.SpecError` at the key that
+system's ``make_spec`` and reports a :class:`~critlab.analysis.spec.SpecError` at the key that
 set the offending parameter.
 
 >>> r = Reader("my.toml", {"trials": "many"}, "report")
 >>> r.int_in("trials", 1, 10, 5)
 Traceback (most recent call last):
 ...
-analysis.report.reading.ConfigError: my.toml: report.trials: must be an integer in 1..10, got string 'many'
+critlab.analysis.report.reading.ConfigError: my.toml: report.trials: must be an integer in 1..10, ...
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from analysis.spec import Spec, SpecError, field_types
-from analysis.systems import RuleSystem
+from critlab.analysis.spec import Spec, SpecError, field_types
+from critlab.analysis.systems import RuleSystem
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 

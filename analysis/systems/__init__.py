@@ -9,9 +9,9 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-from analysis.systems.base import BenchCase, RuleSystem
+from critlab.analysis.systems.base import BenchCase, RuleSystem
 
-# Command-line name -> module under analysis.systems. A module may be absent while it is
+# Command-line name -> module under critlab.analysis.systems. A module may be absent while it is
 # being written; the registry lists what is there.
 MODULES = {
     "crits-cats": "crits_cats",
@@ -26,7 +26,7 @@ def registry() -> dict[str, RuleSystem]:
     """``{name: RuleSystem}`` for every rule system present, in RULES.md's order."""
     out = {}
     for name, module in MODULES.items():
-        full = f"analysis.systems.{module}"
+        full = f"critlab.analysis.systems.{module}"
         if importlib.util.find_spec(full) is None:
             continue
         out[name] = importlib.import_module(full).SYSTEM
@@ -39,9 +39,9 @@ def get_system(name: str) -> RuleSystem:
     Only that system's module is imported.
     """
     module = MODULES.get(name)
-    if module is None or importlib.util.find_spec(f"analysis.systems.{module}") is None:
+    if module is None or importlib.util.find_spec(f"critlab.analysis.systems.{module}") is None:
         raise ValueError(f"unknown system {name!r}; choose one of: " + ", ".join(MODULES))
-    return importlib.import_module(f"analysis.systems.{module}").SYSTEM
+    return importlib.import_module(f"critlab.analysis.systems.{module}").SYSTEM
 
 
 __all__ = ["BenchCase", "MODULES", "RuleSystem", "get_system", "registry"]

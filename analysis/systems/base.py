@@ -2,7 +2,7 @@
 
 A rule system module (``analysis/systems/<name>.py``) defines
 
-- a spec: a frozen, keyword-only :class:`~analysis.spec.Spec` subclass;
+- a spec: a frozen, keyword-only :class:`~critlab.analysis.spec.Spec` subclass;
 - ``exact(spec) -> ExactResult``: the exact engine's answer;
 - ``simulate(spec, *, trials, seed=None, threads=None, progress=None, client=None) -> SimResult``:
   its block kernel (``kernels/<name>.py``) run through :func:`simulate_tally`
@@ -10,7 +10,7 @@ A rule system module (``analysis/systems/<name>.py``) defines
 - plots, and the benchmark cases it adds to ``make bench``;
 
 and exposes them as one :class:`RuleSystem` named ``SYSTEM``, which the registry in
-:mod:`analysis.systems` collects for the command line, sweeps and reports.
+:mod:`critlab.analysis.systems` collects for the command line, sweeps and reports.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from analysis.results import ExactResult, SimResult
-from analysis.spec import Spec, SpecError, check_int
-from analysis.tally import Layout, Tally
-from kernels import runner
+from critlab.analysis.results import ExactResult, SimResult
+from critlab.analysis.spec import Spec, SpecError, check_int
+from critlab.analysis.tally import Layout, Tally
+from critlab.kernels import runner
 
 MAX_TRIALS = 10**13
 # The largest seed the command line and report configurations accept (63 bits, as drawn
-# by kernels.runner.resolve_seed).
+# by critlab.kernels.runner.resolve_seed).
 MAX_SEED = 2**63 - 1
 
 

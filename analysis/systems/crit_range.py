@@ -27,15 +27,14 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from critlab.analysis.dist import TAIL_EPS, Dist
+from critlab.analysis.notation import KEEP_ALL, DiceExpr
+from critlab.analysis.results import ExactResult, SimResult
+from critlab.analysis.spec import Spec, SpecError, check_choice, check_dice, check_fraction, check_int
+from critlab.analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally, simulating
+from critlab.analysis.tally import Layout
+from critlab.kernels import crit_range as k
 from scipy import stats
-
-from analysis.dist import TAIL_EPS, Dist
-from analysis.notation import KEEP_ALL, DiceExpr
-from analysis.results import ExactResult, SimResult
-from analysis.spec import Spec, SpecError, check_choice, check_dice, check_fraction, check_int
-from analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally, simulating
-from analysis.tally import Layout
-from kernels import crit_range as k
 
 ATTACK_LABELS = ("critfail", "miss", "hit", "crit")
 TEST_LABELS = ("critfail", "failure", "success", "crit")
@@ -292,7 +291,7 @@ def simulate(
     progress: bool | None = None,
     client: Any = None,
 ) -> SimResult:
-    """Simulate ``trials`` attacks (or tests) die by die (see :mod:`kernels.crit_range`).
+    """Simulate ``trials`` attacks (or tests) die by die (see :mod:`critlab.kernels.crit_range`).
 
     The per-attack distributions ``damage`` and ``crit_bonus`` are tallied; the weapon's
     ``attacks_to_break`` spans many attacks, so it is not tallied per attack, and
@@ -349,7 +348,7 @@ def _require_attack(spec: CritRangeSpec) -> None:
 
 
 def _heatmap_grid(spec: CritRangeSpec, crit_ranges, evasions) -> pd.DataFrame:
-    from analysis.sweep import sweep
+    from critlab.analysis.sweep import sweep
 
     _require_attack(spec)
     return sweep(spec, crit_range=list(crit_ranges), evasion=list(evasions))
@@ -430,7 +429,7 @@ def bonus_equivalent_table(spec: CritRangeSpec, *, crit_ranges=range(1, 6), evas
     >>> t.round(3)[["crit_range", "bonus_worth"]].values.tolist()
     [[1.0, 0.0], [2.0, 0.764]]
     """
-    from analysis.sweep import sweep
+    from critlab.analysis.sweep import sweep
 
     _require_attack(spec)
     evasions = [spec.evasion] if evasions is None else list(evasions)

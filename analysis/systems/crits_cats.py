@@ -37,14 +37,13 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-
-from analysis.dist import Dist
-from analysis.notation import DiceExpr
-from analysis.results import ExactResult, SimResult
-from analysis.spec import Spec, SpecError, check_choice, check_dice, check_int
-from analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally, simulating
-from analysis.tally import Layout
-from kernels import crits_cats as k
+from critlab.analysis.dist import Dist
+from critlab.analysis.notation import DiceExpr
+from critlab.analysis.results import ExactResult, SimResult
+from critlab.analysis.spec import Spec, SpecError, check_choice, check_dice, check_int
+from critlab.analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally, simulating
+from critlab.analysis.tally import Layout
+from critlab.kernels import crits_cats as k
 
 LABELS = ("major_catastrophe", "minor_catastrophe", "failure", "success", "minor_critical", "major_critical")
 MODES = ("versus", "challenge", "spell")
@@ -327,7 +326,7 @@ def simulate(
     progress: bool | None = None,
     client: Any = None,
 ) -> SimResult:
-    """Simulate ``trials`` challenges, attacks or casts die by die (see :mod:`kernels.crits_cats`);
+    """Simulate ``trials`` challenges, attacks or casts die by die (see :mod:`critlab.kernels.crits_cats`);
     ``client`` (a Dask client) runs the same blocks on a cluster."""
     ex = exact(spec)
     if spec.combat:
@@ -403,7 +402,7 @@ def extremes_by_skill_difference(spec: CritsCatsSpec, differences=range(-20, 21)
     >>> (t["major"] * 400).round(6).tolist()
     [5.0, 0.0, 5.0]
     """
-    from analysis.sweep import sweep
+    from critlab.analysis.sweep import sweep
 
     base = _as_versus(spec)
     df = sweep(base, skill=[base.opposing_skill + d for d in differences])
@@ -434,7 +433,7 @@ def extremes_by_skill(spec: CritsCatsSpec, skills=None) -> pd.DataFrame:
     >>> t.loc[[0, 21], ["major_catastrophe", "major_critical"]].to_numpy().tolist()
     [[0.05, 0.0], [0.0, 0.05]]
     """
-    from analysis.sweep import sweep
+    from critlab.analysis.sweep import sweep
 
     base = spec.replace(mode="challenge")
     if skills is None:
@@ -450,7 +449,7 @@ def cost_by_skill(spec: CritsCatsSpec, skills=range(-5, 31)) -> pd.DataFrame:
     >>> t["cost"].round(4).tolist()     # 1.5 and 0.5 balance; at 21 a natural 20 is a major
     [1.0, 0.975]
     """
-    from analysis.sweep import sweep
+    from critlab.analysis.sweep import sweep
 
     base = _as_spell(spec)
     df = sweep(base, skill=list(skills))
@@ -469,7 +468,7 @@ def resisters_table(spec: CritsCatsSpec, resisters=range(1, 7)) -> pd.DataFrame:
     >>> round(float(t.loc[6, "minor_critical"]), 4)    # 1 - (19/20)**6: some resister rolls a 20
     0.2649
     """
-    from analysis.sweep import sweep
+    from critlab.analysis.sweep import sweep
 
     df = sweep(_as_spell(spec), resisters=list(resisters))
     m = df[df.kind == "metric"].pivot(index="resisters", columns="name", values="exact")

@@ -50,14 +50,13 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-
-from analysis.dist import TAIL_EPS, Dist, explode
-from analysis.notation import parse
-from analysis.results import ExactResult, SimResult
-from analysis.spec import Spec, SpecError, check_bool, check_choice, check_int
-from analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally, simulating
-from analysis.tally import Layout, Tally
-from kernels import severity as k
+from critlab.analysis.dist import TAIL_EPS, Dist, explode
+from critlab.analysis.notation import parse
+from critlab.analysis.results import ExactResult, SimResult
+from critlab.analysis.spec import Spec, SpecError, check_bool, check_choice, check_int
+from critlab.analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally, simulating
+from critlab.analysis.tally import Layout, Tally
+from critlab.kernels import severity as k
 
 MODES = ("lethal", "risky", "stable")
 # The roll of each mode in dice notation, and its natural minimum / maximum (RULES.md's table).
@@ -92,7 +91,7 @@ def parse_ladder(text: Any) -> tuple[tuple[str, int], ...]:
     >>> parse_ladder("a:3,b:2")
     Traceback (most recent call last):
     ...
-    analysis.spec.SpecError: parameter ladder = a:3,b:2: thresholds must not decrease (b:2 follows 3)...
+    critlab.analysis.spec.SpecError: parameter ladder = a:3,b:2: thresholds must not decrease ...
     """
     form = "must be name:threshold pairs separated by commas, e.g. " + DEFAULT_LADDER
     if not isinstance(text, str) or not text.strip():
@@ -360,7 +359,7 @@ def simulate(
     progress: bool | None = None,
     client: Any = None,
 ) -> SimResult:
-    """Simulate ``trials`` opposed attacks roll by roll (see :mod:`kernels.severity`);
+    """Simulate ``trials`` opposed attacks roll by roll (see :mod:`critlab.kernels.severity`);
     ``client`` (a Dask client) runs the same blocks on a cluster."""
     ex = exact(spec)
     layout = Layout(ex.labels, hist_ranges(ex, ("margin",)), counters=COUNTERS)
@@ -419,7 +418,7 @@ def wound_table(
     >>> df.groupby("sm")["probability"].sum().round(9).tolist()
     [1.0, 1.0]
     """
-    from analysis.sweep import sweep
+    from critlab.analysis.sweep import sweep
 
     base = spec.replace(magic=None)
     d = spec.defender_skill
@@ -487,7 +486,7 @@ def mismatch_table(
     >>> bool(t.p_top.is_monotonic_increasing and (t.p_top > 0).all())
     True
     """
-    from analysis.sweep import sweep
+    from critlab.analysis.sweep import sweep
 
     top = labels(spec)[-1]
     d = spec.defender_skill
@@ -541,7 +540,7 @@ def calling_table(
     >>> t.calling_sm.tolist()
     [0, 1, 2, 3]
     """
-    from analysis.sweep import sweep
+    from critlab.analysis.sweep import sweep
 
     df = sweep(spec.replace(sm=0), magic=list(magic_values))
     wide = df[df.kind == "outcome"].pivot(index="magic", columns="name", values="exact")[list(labels(spec))]

@@ -21,14 +21,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-
-from analysis.dist import Dist
-from analysis.notation import DiceExpr
-from analysis.results import ExactResult, SimResult
-from analysis.spec import Spec, SpecError, check_choice, check_dice, check_int
-from analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally, simulating
-from analysis.tally import Layout
-from kernels import thac0 as k
+from critlab.analysis.dist import Dist
+from critlab.analysis.notation import DiceExpr
+from critlab.analysis.results import ExactResult, SimResult
+from critlab.analysis.spec import Spec, SpecError, check_choice, check_dice, check_int
+from critlab.analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally, simulating
+from critlab.analysis.tally import Layout
+from critlab.kernels import thac0 as k
 
 LABELS = ("miss", "fumble", "fumble_reroll_hit", "hit", "natural20_reduced", "critical_hit")
 CRIT_OPTIONS = ("double", "max", "severity")
@@ -187,7 +186,7 @@ def simulate(
     progress: bool | None = None,
     client: Any = None,
 ) -> SimResult:
-    """Simulate ``trials`` attacks die by die (see :mod:`kernels.thac0`); ``client``
+    """Simulate ``trials`` attacks die by die (see :mod:`critlab.kernels.thac0`); ``client``
     (a Dask client) runs the same blocks on a cluster."""
     ex = exact(spec)
     hists = ("damage", "severity") if spec.crit_option == "severity" else ("damage",)
@@ -224,8 +223,7 @@ def simulate(
 def plot_by_ac(spec: Thac0Spec, *, thac0_values=(20, 15, 10, 5), ac_range=range(-10, 11), ax=None):
     """Outcome shares and expected damage against target AC for a few THAC0 values (exact)."""
     import matplotlib.pyplot as plt
-
-    from analysis.sweep import sweep
+    from critlab.analysis.sweep import sweep
 
     df = sweep(spec, thac0=list(thac0_values), target_ac=list(ac_range))
     if ax is None:
@@ -257,8 +255,7 @@ def plot_by_ac(spec: Thac0Spec, *, thac0_values=(20, 15, 10, 5), ac_range=range(
 def plot_threshold_gain(spec: Thac0Spec, *, ac_range=range(-10, 11), thresholds=(19, 18), ax=None):
     """Expected-damage gain of a wider crit threshold (19–20, 18–20) over 20 alone, per AC."""
     import matplotlib.pyplot as plt
-
-    from analysis.sweep import sweep
+    from critlab.analysis.sweep import sweep
 
     if ax is None:
         fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)

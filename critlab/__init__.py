@@ -1,0 +1,86 @@
+"""critlab: exact and Monte Carlo probability for tabletop dice mechanics.
+
+The few things a designer calls, in one place::
+
+    >>> import critlab
+    >>> round(critlab.dice("4d6dl1").mean, 4)
+    12.2446
+    >>> thac0 = critlab.get_system("thac0")
+    >>> spec = thac0.make_spec(thac0=16, target_ac=2)
+    >>> round(critlab.exact(spec).outcomes["critical_hit"], 2)
+    0.05
+
+The engine lives in :mod:`critlab.analysis` (exact distributions, the rule systems,
+sweeps, validation, reports, the command line) and the Numba simulators in
+:mod:`critlab.kernels`, which never import :mod:`critlab.analysis`.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+try:
+    __version__ = version("critlab")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
+    __version__ = "0+unknown"
+
+__all__ = [
+    "__version__",
+    "dice",
+    "exact",
+    "get_system",
+    "registry",
+    "simulate",
+    "sweep",
+    "validate",
+]
+
+
+def dice(expression: str):
+    """The exact distribution (:class:`~critlab.analysis.dist.Dist`) of a dice expression.
+
+    >>> round(dice("2d6").pmf(7) * 36, 12)
+    6.0
+    """
+    from critlab.analysis.notation import dice_dist
+
+    return dice_dist(expression)
+
+
+def get_system(name: str):
+    """The rule system called ``name`` (``crit-range``, ``thac0``, ...)."""
+    from critlab.analysis.systems import get_system as _get
+
+    return _get(name)
+
+
+def registry():
+    """``{name: RuleSystem}`` of every rule system."""
+    from critlab.analysis.systems import registry as _registry
+
+    return _registry()
+
+
+def exact(spec: Any):
+    """The exact result of a spec (any system's)."""
+    return get_system(spec.system).exact(spec)
+
+
+def simulate(spec: Any, *, trials: int, seed: Any = None, **options: Any):
+    """Simulate ``trials`` trials of a spec (any system's); see ``RuleSystem.simulate``."""
+    return get_system(spec.system).simulate(spec, trials=trials, seed=seed, **options)
+
+
+def validate(exact_result: Any, simulated: Any, *, alpha: float = 0.001):
+    """Hold a simulated result against the exact one (chi-square at ``alpha``)."""
+    from critlab.analysis.validate import validate as _validate
+
+    return _validate(exact_result, simulated, alpha=alpha)
+
+
+def sweep(spec: Any, **options: Any):
+    """A tidy DataFrame of ``spec`` over a parameter grid; see :func:`critlab.analysis.sweep.sweep`."""
+    from critlab.analysis.sweep import sweep as _sweep
+
+    return _sweep(spec, **options)

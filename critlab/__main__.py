@@ -1,0 +1,7 @@
+"""``python -m critlab``: the ``critlab`` command line."""
+
+import sys
+
+from critlab.analysis.cli import main
+
+sys.exit(main())
