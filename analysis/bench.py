@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
 from critlab.analysis.systems import registry
 from critlab.analysis.systems.base import BenchCase
 from critlab.kernels import primitives, runner
@@ -76,9 +77,10 @@ def cold_seconds(fn: Callable[[], object], repeats: int = 3) -> float:
 
 
 def _warm_imports() -> None:
+    import icepool  # noqa: F401
+
     import critlab.analysis.notation  # noqa: F401
     import critlab.kernels.pools  # noqa: F401
-    import icepool  # noqa: F401
 
 
 def seconds(fn: Callable[[], object], repeats: int = 5) -> float:
@@ -190,8 +192,7 @@ def run_bench(*, quick: bool = False, threads: int | None = None, log=print) -> 
     log("generator floor: " + ", ".join(f"{k} {v / 1e6:,.0f}M" for k, v in floor.items()))
     cases = primitive_cases()
     for system in registry().values():
-        if system.bench is not None:
-            cases.extend(system.bench())
+        cases.extend(system.bench_cases())
     rows = []
     for case in cases:
         one = rate(lambda n, c=case: c.critlab(n, 1), start=1 << 20, min_seconds=min_s)

@@ -43,9 +43,22 @@ def _flag(name: str) -> str:
 
 
 def _add_system_params(parser: argparse.ArgumentParser, system) -> None:
+    """One flag per spec parameter, its ``--help`` from the parameter's declaration
+    (meaning, range or choices, the modes that use it, default); see docs/rules.md."""
+    from critlab.analysis.params import declared, help_line
+
     types = field_types(system.spec)
-    group = parser.add_argument_group(f"{system.name} parameters (see RULES.md)")
+    decls = declared(system.spec)
+    group = parser.add_argument_group(f"{system.name} parameters (see docs/rules.md)")
     for f in dataclasses.fields(system.spec):
+        if f.name in decls:
+            group.add_argument(
+                _flag(f.name),
+                dest=f"p_{f.name}",
+                metavar=decls[f.name].kind.metavar,
+                help=help_line(system.spec, f.name).replace("%", "%%"),
+            )
+            continue
         base, optional = types[f.name]
         default = f.default if f.default is not dataclasses.MISSING else "required where the mode uses it"
         shown = "none" if default is None else str(default).lower() if isinstance(default, bool) else default

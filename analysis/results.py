@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from critlab.analysis.dist import Dist
 from critlab.analysis.tally import Tally
 

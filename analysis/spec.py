@@ -21,37 +21,14 @@ from fractions import Fraction
 from typing import Any, ClassVar
 
 from critlab.analysis.notation import DiceExpr, parse
-
-INT_LO, INT_HI = -1000, 1000
-
-
-class SpecError(ValueError):
-    """A parameter value that the rules do not allow."""
-
-    def __init__(self, name: str, value: Any, allowed: str) -> None:
-        self.name, self.value, self.allowed = name, value, allowed
-        shown = "none" if value is None else value
-        super().__init__(f"parameter {name} = {shown}: {allowed}")
+from critlab.analysis.params import INT_HI, INT_LO, Int, check_declared, declared
+from critlab.analysis.spec_error import SpecError
 
 
 def check_int(name: str, value: Any, lo: int = INT_LO, hi: int = INT_HI) -> int:
     """``value`` as an int in ``lo..hi`` (bools are not integers here); ``None`` is
     reported as a missing required parameter."""
-    if value is None:
-        raise SpecError(name, value, f"is required: an integer in {lo}..{hi}")
-    if isinstance(value, bool) or not isinstance(value, int):
-        try:
-            import numpy as np
-
-            if isinstance(value, np.integer):
-                value = int(value)
-            else:
-                raise TypeError
-        except TypeError:
-            raise SpecError(name, value, f"must be an integer in {lo}..{hi}") from None
-    if not lo <= value <= hi:
-        raise SpecError(name, value, f"must be an integer in {lo}..{hi}")
-    return int(value)
+    return Int(lo, hi).check(name, value)
 
 
 def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
@@ -104,22 +81,31 @@ class Spec:
     system: ClassVar[str] = ""
 
     def __post_init__(self) -> None:
+        check_declared(self)
         self.validate()
 
     def validate(self) -> None:
-        """Check every parameter; subclasses raise :class:`SpecError`."""
+        """Rules that tie parameters together (each declared parameter is already checked
+        on its own); subclasses raise :class:`SpecError`."""
 
     def unused(self) -> frozenset[str]:
-        """Names of parameters that the current mode does not use (reported as ``null``)."""
-        return frozenset()
+        """Names of parameters that the current mode does not use (reported as ``null``):
+        by default those whose declaration's ``when`` does not hold."""
+        return frozenset(name for name, decl in declared(type(self)).items() if not decl.used(self))
 
     def params(self) -> dict[str, Any]:
         """Every parameter, defaults included, ``None`` where unused (RULES.md's JSON)."""
         skip = self.unused()
+        decls = declared(type(self))
         out = {}
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
-            out[f.name] = None if f.name in skip else _plain(v)
+            if f.name in skip:
+                out[f.name] = None
+            elif f.name in decls and v is not None:
+                out[f.name] = decls[f.name].kind.plain(v)
+            else:
+                out[f.name] = _plain(v)
         return out
 
     def replace(self, **changes: Any) -> Spec:
@@ -150,6 +136,14 @@ def field_types(spec_cls: type[Spec]) -> dict[str, tuple[type, bool]]:
     return out
 
 
+def _allowed(spec_cls: type[Spec], name: str, fallback: str) -> str:
+    """What a declared parameter allows, in words (``fallback`` for an undeclared one)."""
+    from critlab.analysis.params import declared as _declared
+
+    decl = _declared(spec_cls).get(name)
+    return decl.kind.describe() if decl is not None else fallback
+
+
 def coerce(spec_cls: type[Spec], name: str, text: str) -> Any:
     """Convert a command-line or config string to the field's type.
 
@@ -161,7 +155,15 @@ def coerce(spec_cls: type[Spec], name: str, text: str) -> Any:
     ...     damage: str | None = None
     >>> coerce(Demo, "bonus", "-3"), coerce(Demo, "damage", "none")
     (-3, None)
+    >>> coerce(Demo, "bonus", "1_0")
+    Traceback (most recent call last):
+    ...
+    critlab.analysis.spec.SpecError: parameter bonus = 1_0: must be an integer, written in ASCII digits
     """
+    import math
+
+    from critlab.analysis.numtext import DecimalText, is_int_text, is_number_text
+
     types_ = field_types(spec_cls)
     if name not in types_:
         raise SpecError(name, text, f"is not a parameter of {spec_cls.system or spec_cls.__name__}")
@@ -178,14 +180,16 @@ def coerce(spec_cls: type[Spec], name: str, text: str) -> Any:
             raise SpecError(name, text, "must be true or false")
         return low == "true"
     if base is int:
-        try:
-            return int(text)
-        except ValueError:
-            raise SpecError(name, text, "must be an integer") from None
+        # ASCII digits only: int() would also take "1_0" and other scripts' digits
+        if not is_int_text(text):
+            allowed = _allowed(spec_cls, name, "an integer")
+            raise SpecError(name, text, f"must be {allowed}, written in ASCII digits")
+        return int(text)
     if base is float:
-        try:
-            # repr round-trips, so check_fraction recovers the exact decimal typed.
-            return float(text)
-        except ValueError:
-            raise SpecError(name, text, "must be a number") from None
+        # Not float(text): "0.800000000000000001" would become 0.8 before the spec's
+        # exact-decimal check. DecimalText keeps the digits typed; inf and nan are refused.
+        if not is_number_text(text) or not math.isfinite(float(text)):
+            allowed = _allowed(spec_cls, name, "a number")
+            raise SpecError(name, text, f"must be {allowed}, written in ASCII digits")
+        return DecimalText(text.strip())
     return text

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from critlab.analysis.spec import Spec, SpecError
 from critlab.kernels import runner
 

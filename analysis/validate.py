@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from critlab.analysis.results import ExactResult, SimResult
 from scipy import stats
+
+from critlab.analysis.results import ExactResult, SimResult
 
 # Pool until a pooled bin expects this many counts: Cochran's rule for chi-square.
 MIN_EXPECTED = 5.0

@@ -314,7 +314,14 @@ def _measured(client: Client, pids: Sequence[int], fn: Callable[[], object]) -> 
     return wall, _cpu_seconds(pids) - cpu0, len(stream.data)
 
 
-def bench_cluster(trials: int = 100_000_000, *, workers: int = 2, repeats: int = 3) -> dict[str, float]:
+def bench_cluster(
+    simulate: Callable[..., object],
+    spec: object,
+    trials: int = 100_000_000,
+    *,
+    workers: int = 2,
+    repeats: int = 3,
+) -> dict[str, float]:
     """Trials per second of the thac0 benchmark attack in-process and on a LocalCluster,
     and what the cluster costs beyond the blocks themselves.
 
@@ -340,9 +347,6 @@ def bench_cluster(trials: int = 100_000_000, *, workers: int = 2, repeats: int =
     """
     import os
 
-    from critlab.analysis.systems.thac0 import BENCH_SPEC, Thac0Spec, simulate
-
-    spec = Thac0Spec(**BENCH_SPEC)
     n_blocks = len(runner.block_sizes(trials))
 
     def best(fn: Callable[[], object]) -> float:
@@ -391,8 +395,3 @@ def bench_cluster(trials: int = 100_000_000, *, workers: int = 2, repeats: int =
         "idle_cpu_per_s": idle_rate,
         "cluster_cpu_pct": 100 * (run_cpu - local_cpu) / local_cpu,
     }
-
-
-if __name__ == "__main__":  # pragma: no cover - `python -m critlab.kernels.cluster`
-    for key, value in bench_cluster().items():
-        print(f"{key:>24}  {value:,.4g}")

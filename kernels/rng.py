@@ -11,11 +11,12 @@ are independent and a block's numbers never depend on which thread runs it.
 from __future__ import annotations
 
 import numpy as np
-from critlab.kernels.jit import kernel
 from llvmlite import ir
 from numba import carray, types
 from numba.core import cgutils
 from numba.core.extending import intrinsic
+
+from critlab.kernels.jit import kernel
 
 STATE_WORDS = 6
 _MASK32 = np.uint64(0xFFFFFFFF)

@@ -8,8 +8,9 @@ tallies bit for bit on 1 thread, all cores, or a cluster.
 
 Why a thread pool over ``nogil`` kernels and not one ``prange`` loop: it runs the same
 blocks on all cores, and between blocks Python regains control to update a progress
-bar, honour Ctrl-C and (for :mod:`critlab.kernels.cluster`) ship the very same block
-function to other machines. Memory is flat: only ``threads * 2`` small tallies are alive.
+bar, honour Ctrl-C, and the very same block function can be shipped to other machines
+(:mod:`critlab.kernels.cluster`, chosen by the caller; this module never imports it).
+Memory is flat: only ``threads * 2`` small tallies are alive.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 import numpy as np
+
 from critlab.kernels.rng import stream_state
 
 # Trials per block. Large enough that the Python call per block (~10 µs) is lost in the
@@ -32,10 +34,22 @@ BlockFn = Callable[[np.ndarray, int, np.ndarray], None]
 """``block(state, n_trials, out)``: simulate ``n_trials`` from stream ``state`` into ``out``."""
 
 
-def resolve_seed(seed: int | None) -> int:
-    """The seed to record: ``seed`` itself, or 63 fresh bits from the OS when ``None``."""
+def resolve_seed(seed: object) -> int:
+    """The seed to record: ``seed`` itself, 63 fresh bits from the OS when ``None``, or
+    63 bits drawn from a ``numpy.random.Generator`` or ``SeedSequence`` (scientific
+    Python's SPEC 7), so that every result names an integer seed that reproduces it.
+
+    >>> resolve_seed(7)
+    7
+    >>> resolve_seed(np.random.SeedSequence(1)) == resolve_seed(np.random.SeedSequence(1))
+    True
+    """
     if seed is None:
         return secrets.randbits(63)
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(0, 2**63, dtype=np.uint64))
+    if isinstance(seed, np.random.SeedSequence):
+        return int(seed.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     return int(seed)
@@ -93,7 +107,6 @@ def run(
     progress: bool | None = None,
     desc: str = "",
     block_trials: int = BLOCK_TRIALS,
-    client: object | None = None,
 ) -> np.ndarray:
     """Run ``trials`` trials of ``block`` and return the summed int64 tally.
 
@@ -111,9 +124,6 @@ def run(
         Worker threads; default :func:`default_threads`. Results do not depend on it.
     progress
         ``True`` always shows a progress bar, ``False`` never, ``None`` only on a terminal.
-    client
-        A ``dask.distributed.Client``: run the same blocks on its cluster instead
-        (see :mod:`critlab.kernels.cluster`); the tally is identical.
     """
     if trials < 1:
         raise ValueError(f"trials must be at least 1, got {trials}")
@@ -121,10 +131,6 @@ def run(
     if threads < 1:
         raise ValueError(f"threads must be at least 1, got {threads}")
     sizes = block_sizes(trials, block_trials)
-    if client is not None:
-        from critlab.kernels.cluster import run_on_client
-
-        return run_on_client(client, block, n_out=n_out, seed=seed, sizes=sizes, progress=progress, desc=desc)
     total = np.zeros(n_out, dtype=np.int64)
     bar = _progress_bar(trials, progress, desc)
     if threads == 1 or len(sizes) == 1:

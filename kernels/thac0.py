@@ -1,23 +1,33 @@
-"""Block simulator for ``thac0`` (AD&D criticals and fumbles; RULES.md, seed 004).
+"""Kernel for ``thac0`` (AD&D criticals and fumbles).
 
 Each trial rolls the d20 and, where the rules say so, the fumble reroll and the damage
-dice, one die at a time, exactly as a table would.
+dice, one die at a time, exactly as a table would. :func:`trial` is one attack (a label
+and its damage); :func:`block` tallies ``n`` of them.
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 from critlab.kernels.bins import add_counter, add_label, add_value
 from critlab.kernels.dice import local_scratch, roll_expr, roll_floored
 from critlab.kernels.jit import kernel
 from critlab.kernels.rng import die, local_state
+from critlab.kernels.vocab import vocabulary
 
-# Outcome indices, in the order of critlab.analysis.systems.thac0.LABELS.
-MISS, FUMBLE, FUMBLE_REROLL_HIT, HIT, NATURAL20_REDUCED, CRITICAL_HIT = 0, 1, 2, 3, 4, 5
-# crit_option codes
-DOUBLE, MAX, SEVERITY = 0, 1, 2
-# histograms and counters, in the layout's order
-H_DAMAGE, H_SEVERITY = 0, 1
-C_DAMAGE_SUM = 0
+Outcome = vocabulary(
+    "Outcome", "miss fumble fumble_reroll_hit hit natural20_reduced critical_hit", module=__name__
+)
+CritOption = vocabulary("CritOption", "double max severity", module=__name__)
+Hist = vocabulary("Hist", "damage severity", module=__name__)
+Counter = vocabulary("Counter", "damage_sum", module=__name__)
+
+Args = namedtuple(
+    "Args",
+    "need to_hit crit_threshold fumble_is_miss crit_option dmg_terms dmg_const dmg_min dmg_max "
+    "sev_terms sev_const",
+)
+"""The kernel's arguments, built by :mod:`critlab.analysis.systems.thac0` from a spec."""
 
 
 @kernel(inline="always")
@@ -32,66 +42,57 @@ def halve(damage, times):
     return 0
 
 
+@kernel(inline="always")
+def trial(s, a, scratch):
+    """One attack: ``(label, damage, severity)``."""
+    natural = die(s, 20)
+    damage = 0
+    severity = 0
+    if natural == 1:
+        label = Outcome.FUMBLE
+        if 1 + a.to_hit >= a.need:  # the 1 would have hit
+            if a.to_hit >= a.need:  # a -20 reroll could hit at all
+                reroll = die(s, 20)
+                if reroll + a.to_hit - 20 >= a.need:
+                    label = Outcome.FUMBLE_REROLL_HIT
+                    damage = a.dmg_min
+            elif a.fumble_is_miss:
+                label = Outcome.MISS
+    else:
+        hit_by = natural + a.to_hit - a.need
+        shortfall = a.need - (20 + a.to_hit)
+        if natural == 20 and shortfall > 10:
+            label = Outcome.NATURAL20_REDUCED
+            halvings = (shortfall - 10 + 4) // 5  # ceil((s - 10) / 5)
+            damage = halve(roll_floored(s, a.dmg_terms, a.dmg_const, scratch), halvings)
+        elif hit_by >= 0 or natural == 20:
+            if natural >= a.crit_threshold and hit_by >= 5:
+                label = Outcome.CRITICAL_HIT
+                if a.crit_option == CritOption.DOUBLE:
+                    damage = roll_floored(s, a.dmg_terms, a.dmg_const, scratch)
+                    damage += roll_floored(s, a.dmg_terms, a.dmg_const, scratch)
+                elif a.crit_option == CritOption.MAX:
+                    damage = a.dmg_max
+                else:
+                    damage = roll_floored(s, a.dmg_terms, a.dmg_const, scratch)
+                    severity = roll_expr(s, a.sev_terms, a.sev_const, scratch)
+            else:
+                label = Outcome.HIT
+                damage = roll_floored(s, a.dmg_terms, a.dmg_const, scratch)
+        else:
+            label = Outcome.MISS
+    return label, damage, severity
+
+
 @kernel
-def block(
-    s,
-    n,
-    out,
-    layout,
-    need,
-    to_hit,
-    crit_threshold,
-    fumble_is_miss,
-    crit_option,
-    dmg_terms,
-    dmg_const,
-    dmg_min,
-    dmg_max,
-    sev_terms,
-    sev_const,
-):
-    """Simulate ``n`` attacks into ``out`` (see :mod:`critlab.kernels.bins` for the layout)."""
+def block(s, n, out, layout, a):
+    """Tally ``n`` attacks into ``out`` (see :mod:`critlab.kernels.bins` for the layout)."""
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     scratch = local_scratch()
     for _ in range(n):
-        natural = die(s, 20)
-        damage = 0
-        severity = 0
-        if natural == 1:
-            label = FUMBLE
-            if 1 + to_hit >= need:  # the 1 would have hit
-                if to_hit >= need:  # a -20 reroll could hit at all
-                    reroll = die(s, 20)
-                    if reroll + to_hit - 20 >= need:
-                        label = FUMBLE_REROLL_HIT
-                        damage = dmg_min
-                elif fumble_is_miss:
-                    label = MISS
-        else:
-            hit_by = natural + to_hit - need
-            shortfall = need - (20 + to_hit)
-            if natural == 20 and shortfall > 10:
-                label = NATURAL20_REDUCED
-                halvings = (shortfall - 10 + 4) // 5  # ceil((s - 10) / 5)
-                damage = halve(roll_floored(s, dmg_terms, dmg_const, scratch), halvings)
-            elif hit_by >= 0 or natural == 20:
-                if natural >= crit_threshold and hit_by >= 5:
-                    label = CRITICAL_HIT
-                    if crit_option == DOUBLE:
-                        damage = roll_floored(s, dmg_terms, dmg_const, scratch)
-                        damage += roll_floored(s, dmg_terms, dmg_const, scratch)
-                    elif crit_option == MAX:
-                        damage = dmg_max
-                    else:
-                        damage = roll_floored(s, dmg_terms, dmg_const, scratch)
-                        severity = roll_expr(s, sev_terms, sev_const, scratch)
-                else:
-                    label = HIT
-                    damage = roll_floored(s, dmg_terms, dmg_const, scratch)
-            else:
-                label = MISS
+        label, damage, severity = trial(s, a, scratch)
         add_label(out, label)
-        add_value(out, layout, H_DAMAGE, damage)
-        if crit_option == SEVERITY:
-            add_value(out, layout, H_SEVERITY, severity)
-        add_counter(out, layout, C_DAMAGE_SUM, damage)
+        add_value(out, layout, Hist.DAMAGE, damage)
+        if a.crit_option == CritOption.SEVERITY:
+            add_value(out, layout, Hist.SEVERITY, severity)
+        add_counter(out, layout, Counter.DAMAGE_SUM, damage)

@@ -19,8 +19,8 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-import critlab.analysis.systems.thac0 as thac0_module  # noqa: E402
 from _biased import InterruptingBar  # noqa: E402
+
 from critlab.analysis.cli import main  # noqa: E402
 from critlab.analysis.sweep import sweep  # noqa: E402
 from critlab.analysis.systems.thac0 import Thac0Spec, simulate  # noqa: E402
@@ -88,7 +88,9 @@ def test_worker_killed_mid_run_changes_nothing(client, tmp_path, monkeypatch):
     local = simulate(SPEC, trials=trials, seed=seed, threads=1, progress=False)
     doomed = stream_state(seed, 3)[:4].copy()
     marker = tmp_path / "killed"
-    original = thac0_module.simulate_tally
+    import critlab.analysis.systems.base as base_module
+
+    original = base_module.simulate_tally
 
     def simulate_tally_with_a_doomed_block(layout, block, **kwargs):
         def doomed_block(state, n, out):
@@ -101,7 +103,7 @@ def test_worker_killed_mid_run_changes_nothing(client, tmp_path, monkeypatch):
 
         return original(layout, doomed_block, **kwargs)
 
-    monkeypatch.setattr(thac0_module, "simulate_tally", simulate_tally_with_a_doomed_block)
+    monkeypatch.setattr(base_module, "simulate_tally", simulate_tally_with_a_doomed_block)
     remote = simulate(SPEC, trials=trials, seed=seed, progress=False, client=client)
     assert marker.exists()
     _same_result(remote, local)

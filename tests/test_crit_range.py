@@ -9,6 +9,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+
 from critlab.analysis.cli import main
 from critlab.analysis.notation import parse
 from critlab.analysis.spec import SpecError

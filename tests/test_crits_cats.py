@@ -8,6 +8,8 @@ import json
 
 import numpy as np
 import pytest
+from scipy import stats
+
 from critlab.analysis.cli import main
 from critlab.analysis.spec import SpecError
 from critlab.analysis.sweep import sweep
@@ -34,7 +36,6 @@ from critlab.analysis.systems.crits_cats import (
     versus_classes,
 )
 from critlab.analysis.validate import validate
-from scipy import stats
 
 # Significance for MC-vs-exact checks: fixed seeds make each verdict reproducible, and at
 # 1e-3 a real bias of a few percent in any label at these trial counts is still caught.

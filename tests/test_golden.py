@@ -12,8 +12,9 @@ import json
 from pathlib import Path
 
 import pytest
-from critlab.analysis.cli import main
 from golden.capture import argv
+
+from critlab.analysis.cli import main
 
 GOLDEN = Path(__file__).parent / "golden"
 POINTS = json.loads((GOLDEN / "points.json").read_text())

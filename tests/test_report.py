@@ -10,6 +10,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
 from critlab.analysis import cli
 from critlab.analysis.report import build as report_build
 from critlab.analysis.report import build_report, main

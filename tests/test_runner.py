@@ -9,6 +9,7 @@ import numpy as np
 import psutil
 import pytest
 from _biased import ATTACK_LAYOUT, TWO_D6_LAYOUT, InterruptingBar, attack_block, two_d6_block
+
 from critlab.analysis.spec import SpecError
 from critlab.analysis.systems import thac0
 from critlab.analysis.systems.base import simulate_tally

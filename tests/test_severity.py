@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+
 from critlab.analysis.cli import main
 from critlab.analysis.spec import SpecError
 from critlab.analysis.sweep import sweep

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from critlab.analysis.spec import SpecError
 from critlab.analysis.systems.thac0 import Thac0Spec, exact, halve, simulate
 from critlab.analysis.validate import validate

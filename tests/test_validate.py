@@ -14,6 +14,7 @@ from _biased import (
     fair_d20_block,
     two_d6_block,
 )
+
 from critlab.analysis.dist import Dist
 from critlab.analysis.notation import parse
 from critlab.analysis.results import ExactResult, SimResult

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from critlab.analysis.report import figures
 from critlab.analysis.report.config import ReportConfig, SweepSection, SystemBlock, ValidationSection
 from critlab.analysis.report.doc import Figure, Heading, Paragraph, Table, fmt, fmt_se, fmt_value, fmt_z

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
 from critlab.analysis.report.config import ConfigError
 
 SUMMARY_FORMAT = "critlab-report-summary/1"

@@ -13,11 +13,12 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from critlab.analysis.report.config import Axis, SweepSection
-from critlab.analysis.report.doc import fmt_value
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
+
+from critlab.analysis.report.config import Axis, SweepSection
+from critlab.analysis.report.doc import fmt_value
 
 DPI = 96
 _STYLES = ("-", "--", ":", "-.")

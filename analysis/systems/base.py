@@ -1,29 +1,38 @@
 """The shape every rule system shares, and the one simulation path they all use.
 
-A rule system module (``analysis/systems/<name>.py``) defines
+A rule system provides only its rules:
 
-- a spec: a frozen, keyword-only :class:`~critlab.analysis.spec.Spec` subclass;
+- a spec: a frozen, keyword-only :class:`~critlab.analysis.spec.Spec` subclass whose
+  parameters are declared beside their fields (:mod:`critlab.analysis.params`);
 - ``exact(spec) -> ExactResult``: the exact engine's answer;
-- ``simulate(spec, *, trials, seed=None, threads=None, progress=None, client=None) -> SimResult``:
-  its block kernel (``kernels/<name>.py``) run through :func:`simulate_tally`
-  (``client``: a Dask client runs the same blocks on a cluster);
-- plots, and the benchmark cases it adds to ``make bench``;
+- a :class:`Simulator`: its block kernel (``kernels/<name>.py``), the kernel's
+  vocabularies (outcomes, histograms, counters), the kernel's arguments built from the
+  spec (one namedtuple) and the metrics read off the tally;
 
-and exposes them as one :class:`RuleSystem` named ``SYSTEM``, which the registry in
-:mod:`critlab.analysis.systems` collects for the command line, sweeps and reports.
+and is collected as one :class:`RuleSystem`. :meth:`RuleSystem.simulate` is written
+once, here: it lays out the tally from the vocabularies, runs the blocks (on local
+threads, or on a Dask client chosen here, one level above the runner) and assembles the
+:class:`~critlab.analysis.results.SimResult`. Design views (tables and plots) live in
+``analysis/views/<name>.py`` and benchmark baselines in ``benchmarks/``, named by the
+system but never imported by it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from enum import IntEnum
 from typing import Any
+
+import numpy as np
 
 from critlab.analysis.results import ExactResult, SimResult
 from critlab.analysis.spec import Spec, SpecError, check_int
 from critlab.analysis.tally import Layout, Tally
 from critlab.kernels import runner
+from critlab.kernels.vocab import words
 
 MAX_TRIALS = 10**13
 # The largest seed the command line and report configurations accept (63 bits, as drawn
@@ -58,16 +67,63 @@ def simulating(simulate: Callable[..., SimResult], spec: Spec) -> Callable[[int,
 
 
 @dataclass(frozen=True)
+class Simulator:
+    """How a system's kernel is run: everything :meth:`RuleSystem.simulate` needs.
+
+    ``block(state, n, out, layout, args)`` tallies ``n`` trials into ``out``;
+    ``outcomes(spec)`` is the outcome vocabulary the kernel counts under for ``spec``'s
+    mode (its words must be the exact result's labels); ``hists`` and ``counters`` are
+    the kernel's histogram and counter vocabularies (a histogram whose exact
+    distribution is ``None`` for a spec is laid out empty and reported as null);
+    ``args(spec)`` builds the kernel's argument namedtuple; ``metrics(spec, tally)``
+    reads the simulated metrics off the tally.
+    """
+
+    block: Any
+    outcomes: Callable[[Any], type[IntEnum]]
+    args: Callable[[Any], tuple]
+    metrics: Callable[[Any, Tally], dict[str, float | None]]
+    hists: type[IntEnum] | None = None
+    counters: type[IntEnum] | None = None
+
+
+@dataclass(frozen=True)
+class KernelBlock:
+    """A block function ``block(state, n, out)`` of one spec: the kernel with its layout
+    and arguments bound (picklable, so a Dask cluster runs the very same blocks)."""
+
+    kernel: Any
+    layout: np.ndarray
+    args: tuple
+
+    def __call__(self, state: np.ndarray, n: int, out: np.ndarray) -> None:
+        self.kernel(state, n, out, self.layout, self.args)
+
+
+@dataclass(frozen=True)
 class RuleSystem:
-    """A rule system as the command line, sweeps, reports and benchmarks see it."""
+    """A rule system as the command line, sweeps, reports and benchmarks see it.
+
+    ``views`` and ``bench`` name modules (imported only when asked for) holding the
+    system's plots and tables and its benchmark cases.
+    """
 
     name: str
     title: str
     spec: type[Spec]
     exact: Callable[[Any], ExactResult]
-    simulate: Callable[..., SimResult]
-    plots: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
-    bench: Callable[[], Iterable[BenchCase]] | None = None
+    simulator: Simulator | None = None
+    views: str | None = None
+    bench: str | None = None
+    # transitional: systems not yet on the shared simulation path
+    legacy_simulate: Callable[..., SimResult] | None = None
+    legacy_plots: Mapping[str, Callable[..., Any]] | None = None
+    legacy_bench: Callable[[], Iterable[BenchCase]] | None = None
+
+    def __post_init__(self) -> None:
+        # The spec class knows its system, so sweeps and the top-level API are handed the
+        # system by the spec itself, never by a registry look-up.
+        self.spec.rule_system = self
 
     def make_spec(self, **params: Any) -> Spec:
         """Build and validate a spec from keyword parameters.
@@ -81,6 +137,98 @@ class RuleSystem:
                 raise SpecError(name, params[name], allowed)
         return self.spec(**params)
 
+    @property
+    def plots(self) -> Mapping[str, Callable[..., Any]]:
+        """The system's plots by name (from its views module's ``PLOTS``)."""
+        if self.legacy_plots is not None:
+            return self.legacy_plots
+        if self.views is None:
+            return {}
+        return importlib.import_module(self.views).PLOTS
+
+    def bench_cases(self) -> list[BenchCase]:
+        """The system's ``make bench`` cases (from its bench module's ``bench_cases``)."""
+        if self.legacy_bench is not None:
+            return list(self.legacy_bench())
+        if self.bench is None:
+            return []
+        return list(importlib.import_module(self.bench).bench_cases())
+
+    def check_spec(self, spec: Any) -> Spec:
+        """``spec`` if it is a spec of this system, else a TypeError naming it."""
+        if not isinstance(spec, self.spec):
+            raise TypeError(f"spec must be a {self.spec.__name__} of {self.name}, got {type(spec).__name__}")
+        return spec
+
+    def layout(self, spec: Spec, exact: ExactResult) -> Layout:
+        """The tally layout of ``spec``: the exact labels (which must be the kernel's
+        outcome words), every histogram of the kernel over its exact support, the
+        kernel's counters."""
+        sim = self.simulator
+        kernel_words = words(sim.outcomes(spec))
+        if kernel_words != tuple(exact.labels):
+            raise RuntimeError(
+                f"{self.name}: kernel outcomes {kernel_words} differ from the exact labels {exact.labels}"
+            )
+        hists = {}
+        for name in words(sim.hists) if sim.hists is not None else ():
+            d = exact.distributions.get(name)
+            hists[name] = (0, 0) if d is None else ((d.min, d.max) if d.probs.size else (0, 0))
+        counters = words(sim.counters) if sim.counters is not None else ()
+        return Layout(tuple(exact.labels), hists, counters=counters)
+
+    def simulate(
+        self,
+        spec: Spec,
+        *,
+        trials: int,
+        seed: Any = None,
+        threads: int | None = None,
+        progress: bool | None = None,
+        client: Any = None,
+    ) -> SimResult:
+        """Simulate ``trials`` trials of ``spec`` die by die.
+
+        Parameters
+        ----------
+        spec
+            A spec of this system.
+        trials
+            Number of trials, 1..10^13.
+        seed
+            A non-negative integer, a ``numpy.random.Generator`` or ``SeedSequence`` (a
+            63-bit seed is drawn from it), or ``None`` (drawn from the OS). The seed used
+            is recorded in the result, so it always reproduces it.
+        threads
+            Worker threads (default: all cores); the counts do not depend on it.
+        progress
+            ``True`` always shows a progress bar, ``False`` never, ``None`` on a terminal.
+        client
+            A ``dask.distributed.Client``: the same blocks on its cluster, same counts.
+        """
+        self.check_spec(spec)
+        if self.legacy_simulate is not None:
+            return self.legacy_simulate(
+                spec, trials=trials, seed=seed, threads=threads, progress=progress, client=client
+            )
+        ex = self.exact(spec)
+        layout = self.layout(spec, ex)
+        block = KernelBlock(self.simulator.block, layout.array, self.simulator.args(spec))
+        tally = simulate_tally(
+            layout,
+            block,
+            trials=trials,
+            seed=seed,
+            threads=threads,
+            progress=progress,
+            desc=self.name,
+            client=client,
+        )
+        # histograms laid out only to keep the kernel's indices fixed are not results
+        kept = {k: h for k, h in tally.hists.items() if ex.distributions.get(k) is not None}
+        tally = dataclasses.replace(tally, hists=kept)
+        return SimResult.of(ex, tally, self.simulator.metrics(spec, tally))
+
 
 def check_trials(trials: Any) -> int:
     """``trials`` as an int in 1..10^13, or a SpecError naming it."""
@@ -92,7 +240,7 @@ def simulate_tally(
     block: runner.BlockFn,
     *,
     trials: int,
-    seed: int | None,
+    seed: Any,
     threads: int | None = None,
     progress: bool | None = None,
     desc: str = "",
@@ -106,18 +254,20 @@ def simulate_tally(
     trials = check_trials(trials)
     try:
         seed = runner.resolve_seed(seed)
-    except ValueError:
-        raise SpecError("seed", seed, "must be a non-negative integer") from None
-    counts = runner.run(
-        block,
-        n_out=layout.n_out,
-        trials=trials,
-        seed=seed,
-        threads=threads,
-        progress=progress,
-        desc=desc,
-        client=client,
-    )
+    except (TypeError, ValueError):
+        allowed = "must be a non-negative integer, a numpy Generator or SeedSequence, or none"
+        raise SpecError("seed", seed, allowed) from None
+    if client is not None:
+        from critlab.kernels.cluster import run_on_client
+
+        sizes = runner.block_sizes(trials)
+        counts = run_on_client(
+            client, block, n_out=layout.n_out, seed=seed, sizes=sizes, progress=progress, desc=desc
+        )
+    else:
+        counts = runner.run(
+            block, n_out=layout.n_out, trials=trials, seed=seed, threads=threads, progress=progress, desc=desc
+        )
     return layout.unpack(counts, trials=trials, seed=seed)
 
 

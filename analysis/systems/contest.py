@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+
 from critlab.analysis.dist import TAIL_EPS, Dist
 from critlab.analysis.results import ExactResult, SimResult
 from critlab.analysis.spec import Spec, SpecError, check_bool, check_choice, check_int
@@ -641,14 +642,14 @@ SYSTEM = RuleSystem(
     title="GURPS-style contests (quick, resistance, regular)",
     spec=ContestSpec,
     exact=exact,
-    simulate=simulate,
-    plots={
+    legacy_simulate=simulate,
+    legacy_plots={
         "quick_heatmap": plot_quick_heatmap,
         "quick_margin": plot_quick_margin,
         "resistance": plot_resistance,
         "regular_rescale": plot_regular_rescale,
     },
-    bench=bench_cases,
+    legacy_bench=bench_cases,
 )
 
 __all__ = [

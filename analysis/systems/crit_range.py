@@ -27,6 +27,8 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from scipy import stats
+
 from critlab.analysis.dist import TAIL_EPS, Dist
 from critlab.analysis.notation import KEEP_ALL, DiceExpr
 from critlab.analysis.results import ExactResult, SimResult
@@ -34,7 +36,6 @@ from critlab.analysis.spec import Spec, SpecError, check_choice, check_dice, che
 from critlab.analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally, simulating
 from critlab.analysis.tally import Layout
 from critlab.kernels import crit_range as k
-from scipy import stats
 
 ATTACK_LABELS = ("critfail", "miss", "hit", "crit")
 TEST_LABELS = ("critfail", "failure", "success", "crit")
@@ -529,7 +530,7 @@ SYSTEM = RuleSystem(
     title="CRIT and CRITFAIL ranges",
     spec=CritRangeSpec,
     exact=exact,
-    simulate=simulate,
-    plots={"heatmap": plot_heatmap, "bonus_equivalent": plot_bonus_equivalent},
-    bench=bench_cases,
+    legacy_simulate=simulate,
+    legacy_plots={"heatmap": plot_heatmap, "bonus_equivalent": plot_bonus_equivalent},
+    legacy_bench=bench_cases,
 )

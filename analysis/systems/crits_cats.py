@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+
 from critlab.analysis.dist import Dist
 from critlab.analysis.notation import DiceExpr
 from critlab.analysis.results import ExactResult, SimResult
@@ -684,13 +685,13 @@ SYSTEM = RuleSystem(
     title="Criticals and catastrophes",
     spec=CritsCatsSpec,
     exact=exact,
-    simulate=simulate,
-    plots={
+    legacy_simulate=simulate,
+    legacy_plots={
         "versus_extremes": plot_versus_extremes,
         "challenge_extremes": plot_challenge_extremes,
         "casting_cost": plot_casting_cost,
         "resisters": plot_resisters,
         "combat": plot_combat,
     },
-    bench=bench_cases,
+    legacy_bench=bench_cases,
 )

@@ -50,6 +50,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+
 from critlab.analysis.dist import TAIL_EPS, Dist, explode
 from critlab.analysis.notation import parse
 from critlab.analysis.results import ExactResult, SimResult
@@ -658,7 +659,7 @@ SYSTEM = RuleSystem(
     title="Weapon severity and critical rolls",
     spec=SeveritySpec,
     exact=exact,
-    simulate=simulate,
-    plots={"wounds": plot_wounds, "mismatch": plot_mismatch, "callings": plot_callings},
-    bench=bench_cases,
+    legacy_simulate=simulate,
+    legacy_plots={"wounds": plot_wounds, "mismatch": plot_mismatch, "callings": plot_callings},
+    legacy_bench=bench_cases,
 )

@@ -18,19 +18,22 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
+
 from critlab.analysis.dist import Dist
 from critlab.analysis.notation import DiceExpr
-from critlab.analysis.results import ExactResult, SimResult
-from critlab.analysis.spec import Spec, SpecError, check_choice, check_dice, check_int
-from critlab.analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally, simulating
-from critlab.analysis.tally import Layout
+from critlab.analysis.params import Choice, Dice, Int, param
+from critlab.analysis.results import ExactResult
+from critlab.analysis.spec import Spec, SpecError, check_dice
+from critlab.analysis.systems.base import RuleSystem, Simulator
+from critlab.analysis.tally import Tally
 from critlab.kernels import thac0 as k
+from critlab.kernels.vocab import words
 
-LABELS = ("miss", "fumble", "fumble_reroll_hit", "hit", "natural20_reduced", "critical_hit")
-CRIT_OPTIONS = ("double", "max", "severity")
+LABELS = words(k.Outcome)
+CRIT_OPTIONS = words(k.CritOption)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -56,30 +59,32 @@ class Thac0Spec(Spec):
     """
 
     system = "thac0"
-    thac0: int | None = None
-    target_ac: int | None = None
-    to_hit: int = 0
-    damage: str = "1d8"
-    crit_threshold: int = 20
-    crit_option: Literal["double", "max", "severity"] = "double"
-    severity_dice: str = "2d6"
-    fumble_without_reroll: Literal["fumble", "miss"] = "fumble"
+    thac0: int | None = param(None, Int(), "the attacker's THAC0 (To Hit Armor Class 0)")
+    target_ac: int | None = param(None, Int(), "the target's armour class", label="target AC")
+    to_hit: int = param(0, Int(), "bonus added to the natural d20", label="to-hit bonus")
+    damage: str = param("1d8", Dice(), "damage dice of one hit (each roll floored at 0)", unit="hp")
+    crit_threshold: int = param(
+        20, Int(2, 20), "naturals at or above it that hit by 5 or more are critical hits"
+    )
+    crit_option: Literal["double", "max", "severity"] = param(
+        "double",
+        Choice(*CRIT_OPTIONS),
+        "a critical hit deals two damage rolls (double), the damage maximum (max), or one roll "
+        "plus a severity_dice roll reported on its own (severity)",
+    )
+    severity_dice: str = param(
+        "2d6", Dice(), "the severity roll of a critical hit", when={"crit_option": ("severity",)}
+    )
+    fumble_without_reroll: Literal["fumble", "miss"] = param(
+        "fumble",
+        Choice("fumble", "miss"),
+        "label of a natural 1 that would have hit but whose -20 reroll could not",
+    )
 
     def validate(self) -> None:
-        check_int("thac0", self.thac0)
-        check_int("target_ac", self.target_ac)
-        check_int("to_hit", self.to_hit)
-        check_int("crit_threshold", self.crit_threshold, 2, 20)
-        check_choice("crit_option", self.crit_option, CRIT_OPTIONS)
-        check_choice("fumble_without_reroll", self.fumble_without_reroll, ("fumble", "miss"))
         dmg = check_dice("damage", self.damage, allow_explode=self.crit_option != "max")
         if dmg.min is None:
             raise SpecError("damage", self.damage, "needs a minimum (a fumble reroll hit deals it)")
-        if self.crit_option == "severity":
-            check_dice("severity_dice", self.severity_dice)
-
-    def unused(self) -> frozenset[str]:
-        return frozenset() if self.crit_option == "severity" else frozenset({"severity_dice"})
 
     @property
     def need(self) -> int:
@@ -177,139 +182,27 @@ def exact(spec: Thac0Spec) -> ExactResult:
     )
 
 
-def simulate(
-    spec: Thac0Spec,
-    *,
-    trials: int,
-    seed: int | None = None,
-    threads: int | None = None,
-    progress: bool | None = None,
-    client: Any = None,
-) -> SimResult:
-    """Simulate ``trials`` attacks die by die (see :mod:`critlab.kernels.thac0`); ``client``
-    (a Dask client) runs the same blocks on a cluster."""
-    ex = exact(spec)
-    hists = ("damage", "severity") if spec.crit_option == "severity" else ("damage",)
-    layout = Layout(LABELS, hist_ranges(ex, hists), counters=("damage_sum",))
-    lay = layout.array
+def kernel_args(spec: Thac0Spec) -> k.Args:
+    """The kernel's arguments for ``spec``."""
     dmg_terms, dmg_const = spec.damage_expr.encode()
     sev_terms, sev_const = spec.severity_expr.encode()
-    option = CRIT_OPTIONS.index(spec.crit_option)
-    dmg_min = max(0, spec.damage_expr.min)
-    dmg_max = max(0, spec.damage_expr.max or 0)
-
-    def block(state: np.ndarray, n: int, out: np.ndarray) -> None:
-        k.block(
-            state, n, out, lay, spec.need, spec.to_hit, spec.crit_threshold,
-            spec.fumble_without_reroll == "miss", option,
-            dmg_terms, dmg_const, dmg_min, dmg_max, sev_terms, sev_const,
-        )  # fmt: skip
-
-    tally = simulate_tally(
-        layout,
-        block,
-        trials=trials,
-        seed=seed,
-        threads=threads,
-        progress=progress,
-        desc="thac0",
-        client=client,
+    return k.Args(
+        need=spec.need,
+        to_hit=spec.to_hit,
+        crit_threshold=spec.crit_threshold,
+        fumble_is_miss=spec.fumble_without_reroll == "miss",
+        crit_option=CRIT_OPTIONS.index(spec.crit_option),
+        dmg_terms=dmg_terms,
+        dmg_const=dmg_const,
+        dmg_min=max(0, spec.damage_expr.min),
+        dmg_max=max(0, spec.damage_expr.max or 0),
+        sev_terms=sev_terms,
+        sev_const=sev_const,
     )
-    metrics = {"expected_damage": tally.counters["damage_sum"] / tally.trials}
-    return SimResult.of(ex, tally, metrics)
 
 
-# -- plots ------------------------------------------------------------------------------
-def plot_by_ac(spec: Thac0Spec, *, thac0_values=(20, 15, 10, 5), ac_range=range(-10, 11), ax=None):
-    """Outcome shares and expected damage against target AC for a few THAC0 values (exact)."""
-    import matplotlib.pyplot as plt
-    from critlab.analysis.sweep import sweep
-
-    df = sweep(spec, thac0=list(thac0_values), target_ac=list(ac_range))
-    if ax is None:
-        fig, ax = plt.subplots(1, 2, figsize=(11, 4), constrained_layout=True)
-    else:
-        fig = ax[0].figure
-    crit = df[(df.kind == "outcome") & (df.name == "critical_hit")]
-    hitting = ["hit", "critical_hit", "fumble_reroll_hit", "natural20_reduced"]
-    hit = df[(df.kind == "outcome") & df.name.isin(hitting)]
-    dmg = df[(df.kind == "metric") & (df.name == "expected_damage")]
-    for t in thac0_values:
-        h = hit[hit.thac0 == t].groupby("target_ac")["exact"].sum()
-        (line,) = ax[0].plot(h.index, h.values, label=f"THAC0 {t}: any hit")
-        c = crit[crit.thac0 == t]
-        ax[0].plot(c.target_ac, c.exact, ls="--", color=line.get_color(), label=f"THAC0 {t}: critical")
-        d = dmg[dmg.thac0 == t]
-        ax[1].plot(d.target_ac, d.exact, color=line.get_color(), label=f"THAC0 {t}")
-    ax[0].set(xlabel="target AC", ylabel="probability", title="Hit and critical-hit chance (exact)")
-    ax[1].set(
-        xlabel="target AC",
-        ylabel="expected damage per attack",
-        title=f"Expected damage, {spec.damage}, crit {spec.crit_option} (exact)",
-    )
-    ax[0].legend(fontsize="small", ncols=2, loc="lower right")
-    ax[1].legend(fontsize="small")
-    return fig
-
-
-def plot_threshold_gain(spec: Thac0Spec, *, ac_range=range(-10, 11), thresholds=(19, 18), ax=None):
-    """Expected-damage gain of a wider crit threshold (19–20, 18–20) over 20 alone, per AC."""
-    import matplotlib.pyplot as plt
-    from critlab.analysis.sweep import sweep
-
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
-    else:
-        fig = ax.figure
-    df = sweep(spec, crit_threshold=[20, *thresholds], target_ac=list(ac_range))
-    dmg = df[(df.kind == "metric") & (df.name == "expected_damage")].pivot(
-        index="target_ac", columns="crit_threshold", values="exact"
-    )
-    for t in thresholds:
-        ax.plot(dmg.index, dmg[t] - dmg[20], marker="o", label=f"{t}–20 vs 20")
-    ax.axhline(0, color="grey", lw=0.5)
-    ax.set(
-        xlabel="target AC",
-        ylabel="extra expected damage per attack",
-        title=f"Gain of a wider crit threshold (THAC0 {spec.thac0}, exact)",
-    )
-    ax.legend()
-    return fig
-
-
-# -- benchmark -------------------------------------------------------------------------
-BENCH_SPEC = dict(thac0=10, target_ac=0, to_hit=12)  # fumble rerolls happen here
-
-
-def _numpy_attack(trials: int, chunk: int = 1 << 20, seed: int = 0) -> float:
-    """An idiomatic vectorised NumPy version of the same attack (damage 1d8, double)."""
-    rng = np.random.default_rng(seed)
-    need, to_hit = 10, 12
-    total = 0
-    for start in range(0, trials, chunk):
-        n = min(chunk, trials - start)
-        nat = rng.integers(1, 21, n)
-        hit_by = nat + to_hit - need
-        reroll = rng.integers(1, 21, n)
-        fumble_hit = (nat == 1) & (to_hit >= need) & (reroll + to_hit - 20 >= need)
-        hit = (nat > 1) & ((hit_by >= 0) | (nat == 20))
-        crit = hit & (nat >= 20) & (hit_by >= 5)
-        d1 = rng.integers(1, 9, n)
-        d2 = rng.integers(1, 9, n)
-        dmg = np.where(crit, d1 + d2, np.where(hit, d1, 0)) + fumble_hit * 1
-        total += int(dmg.sum())
-    return total / trials
-
-
-def bench_cases() -> list[BenchCase]:
-    spec = Thac0Spec(**BENCH_SPEC)
-    return [
-        BenchCase(
-            name="thac0 attack (THAC0 10 vs AC 0, +12)",
-            critlab=simulating(simulate, spec),
-            numpy=_numpy_attack,
-        )
-    ]
+def simulated_metrics(spec: Thac0Spec, tally: Tally) -> dict[str, float]:
+    return {"expected_damage": tally.counters["damage_sum"] / tally.trials}
 
 
 SYSTEM = RuleSystem(
@@ -317,7 +210,15 @@ SYSTEM = RuleSystem(
     title="AD&D criticals and fumbles (THAC0)",
     spec=Thac0Spec,
     exact=exact,
-    simulate=simulate,
-    plots={"by_ac": plot_by_ac, "threshold_gain": plot_threshold_gain},
-    bench=bench_cases,
+    simulator=Simulator(
+        block=k.block,
+        outcomes=lambda spec: k.Outcome,
+        args=kernel_args,
+        metrics=simulated_metrics,
+        hists=k.Hist,
+        counters=k.Counter,
+    ),
+    views="critlab.analysis.views.thac0",
+    bench="benchmarks.thac0",
 )
+simulate = SYSTEM.simulate

@@ -1,0 +1,1 @@
+"""Benchmark cases of ``make bench`` (never imported by the library)."""
