@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test report bench lint notebooks clean clean-cache
+.PHONY: setup test report bench docs lint notebooks clean clean-cache
 
 setup: $(STAMP)
 
@@ -22,6 +22,9 @@ report: setup
 
 bench: setup
 	$(BIN)/python -m critlab.analysis.bench
+
+docs: setup
+	$(BIN)/python -m critlab.analysis.rulesdoc docs/rules.md
 
 notebooks: setup
 	$(BIN)/python -m pip install --quiet -e '.[notebooks]'

@@ -29,6 +29,7 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
+from critlab.analysis.notation import DiceExpr, parse
 from critlab.analysis.spec_error import SpecError
 
 INT_LO, INT_HI = -1000, 1000
@@ -172,8 +173,6 @@ class Dice(Kind):
     metavar = "DICE"
 
     def check(self, name: str, value: Any) -> Any:
-        from critlab.analysis.spec import check_dice
-
         check_dice(name, value, allow_none=False, allow_explode=self.explode)
         return value
 
@@ -182,6 +181,23 @@ class Dice(Kind):
 
     def plain(self, value: Any) -> Any:
         return str(value)
+
+
+def check_dice(
+    name: str, value: Any, *, allow_none: bool = False, allow_explode: bool = True
+) -> DiceExpr | None:
+    """``value`` parsed as dice notation (``None`` allowed where the rules allow absence)."""
+    if value is None:
+        if allow_none:
+            return None
+        raise SpecError(name, value, "a dice expression is required, e.g. 1d8")
+    try:
+        expr = parse(str(value))
+    except ValueError as exc:
+        raise SpecError(name, value, str(exc)) from None
+    if not allow_explode and expr.exploding:
+        raise SpecError(name, value, "must not explode: the rule needs the expression's maximum")
+    return expr
 
 
 @dataclass(frozen=True)

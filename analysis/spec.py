@@ -20,8 +20,9 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from critlab.analysis.notation import DiceExpr, parse
+from critlab.analysis.notation import DiceExpr
 from critlab.analysis.params import INT_HI, INT_LO, Int, check_declared, declared
+from critlab.analysis.params import check_dice as check_dice  # re-exported: the systems read it here
 from critlab.analysis.spec_error import SpecError
 
 
@@ -55,23 +56,6 @@ def check_fraction(name: str, value: Any, lo: Fraction, hi: Fraction, *, hi_open
     if exact < lo or exact > hi or (hi_open and exact == hi):
         raise SpecError(name, value, f"must be a number with {float(lo):g} <= {name} {upper} {float(hi):g}")
     return exact
-
-
-def check_dice(
-    name: str, value: Any, *, allow_none: bool = False, allow_explode: bool = True
-) -> DiceExpr | None:
-    """``value`` parsed as dice notation (``None`` allowed where the rules allow absence)."""
-    if value is None:
-        if allow_none:
-            return None
-        raise SpecError(name, value, "a dice expression is required, e.g. 1d8")
-    try:
-        expr = parse(str(value))
-    except ValueError as exc:
-        raise SpecError(name, value, str(exc)) from None
-    if not allow_explode and expr.exploding:
-        raise SpecError(name, value, "must not explode: the rule needs the expression's maximum")
-    return expr
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -188,8 +172,10 @@ def coerce(spec_cls: type[Spec], name: str, text: str) -> Any:
     if base is float:
         # Not float(text): "0.800000000000000001" would become 0.8 before the spec's
         # exact-decimal check. DecimalText keeps the digits typed; inf and nan are refused.
-        if not is_number_text(text) or not math.isfinite(float(text)):
-            allowed = _allowed(spec_cls, name, "a number")
+        allowed = _allowed(spec_cls, name, "a finite number")
+        if not is_number_text(text):
             raise SpecError(name, text, f"must be {allowed}, written in ASCII digits")
+        if not math.isfinite(float(text)):  # 1e400: no float holds it, and no range here does
+            raise SpecError(name, text, f"must be {allowed}")
         return DecimalText(text.strip())
     return text

@@ -11,3 +11,8 @@ matplotlib.use("Agg")
 
 settings.register_profile("critlab", derandomize=True, deadline=None)
 settings.load_profile("critlab")
+
+# The test-only sixth system (tests/toy_duel): its own files and this one registry line.
+from critlab.analysis.systems import register  # noqa: E402
+
+register("toy-duel", "toy_duel.system")

@@ -16,7 +16,7 @@ from critlab.analysis.report import build as report_build
 from critlab.analysis.report import build_report, main
 from critlab.analysis.report.compare import EXACT_TOL, compare
 from critlab.analysis.report.config import DEFAULT_CONFIG, ConfigError, load_config, parse_config
-from critlab.analysis.systems import MODULES, registry
+from critlab.analysis.systems import BUILT_IN, registry
 
 ROOT = Path(__file__).resolve().parents[1]
 DESIGNER = ROOT / "reports" / "examples" / "designer.toml"
@@ -315,7 +315,7 @@ def test_shipped_configs_parse_for_the_registered_systems(path):
 def test_default_config_covers_all_five_systems():
     data = tomllib.loads(DEFAULT_CONFIG.read_text(encoding="utf-8"))
     assert list(data["systems"]) == ["crit-range", "severity", "crits-cats", "contest", "thac0"]
-    assert set(data["systems"]) == set(MODULES)
+    assert set(data["systems"]) == set(BUILT_IN)
     assert data["report"]["trials"] >= 100_000
 
 

@@ -395,8 +395,7 @@ def parse_config(data: dict[str, Any], file: str, *, sha256: str = "") -> Report
         key = f"systems.{sys_name}"
         if sys_name not in installed:
             if sys_name in MODULES:
-                module = f"analysis/systems/{MODULES[sys_name]}.py"
-                msg = f"system {sys_name!r} is not installed ({module} is missing)"
+                msg = f"system {sys_name!r} is not installed ({MODULES[sys_name]} is missing)"
             else:
                 msg = f"unknown system {sys_name!r}; the systems are: {', '.join(MODULES)}"
             raise ConfigError(file, key, f"{msg}; installed: {', '.join(installed) or 'none'}")

@@ -1,0 +1,126 @@
+"""docs/rules.md, generated from the rule systems themselves: each system's rules in its
+module's own words, its parameters from their declarations, and its outcome labels,
+distributions and metrics from exact results in every mode.
+
+``python -m critlab.analysis.rulesdoc`` (or ``make docs``) rewrites docs/rules.md; a test
+fails when the file and the declarations disagree.
+
+>>> text = render(["thac0"])
+>>> "| `crit_threshold` |" in text and "`critical_hit`" in text
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from critlab.analysis.params import Choice, Int, declared, default_of
+from critlab.analysis.spec import SpecError
+
+HEADER = """# The rule systems
+
+Generated from the code by `python -m critlab.analysis.rulesdoc` (`make docs`); a test
+keeps it in step. Every parameter is a flag of `critlab exact|simulate|validate SYSTEM`
+in kebab case (`crit_range` → `--crit-range`); `none` spells an absent value; integers
+accept −1000..1000 unless a range is given; a parameter that a mode does not use is
+reported as `null`. Outcome labels partition a trial (their probabilities sum to 1);
+every numeric distribution is per trial unless said otherwise, with an explicit `tail`
+bin holding any mass (below 10⁻¹²) cut off from unbounded outcomes.
+"""
+
+MODE_NAMES = ("mode", "kind")
+
+
+def _mode_param(spec_cls: Any) -> str | None:
+    decls = declared(spec_cls)
+    return next((n for n in MODE_NAMES if n in decls and isinstance(decls[n].kind, Choice)), None)
+
+
+def _fill_required(spec_cls: Any, values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with every required integer given a small legal value."""
+    out = dict(values)
+    for name, decl in declared(spec_cls).items():
+        if name in out or decl.optional or default_of(spec_cls, name) is not None:
+            continue
+        if isinstance(decl.kind, Int):
+            out[name] = min(max(0, decl.kind.lo), decl.kind.hi)
+    return out
+
+
+def mode_results(system: Any) -> list[tuple[str | None, Any]]:
+    """``(mode value or None, exact result)`` at the defaults of each mode."""
+    mode = _mode_param(system.spec)
+    modes = declared(system.spec)[mode].kind.choices if mode else (None,)
+    out = []
+    for value in modes:
+        params = _fill_required(system.spec, {mode: value} if mode else {})
+        try:
+            out.append((value, system.exact(system.spec(**params))))
+        except SpecError:  # a mode that needs more than small defaults: documented by its parameters
+            continue
+    return out
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _default(spec_cls: Any, name: str) -> str:
+    decl = declared(spec_cls)[name]
+    value = default_of(spec_cls, name)
+    if value is None:
+        return "none" if decl.optional else "required"
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def system_section(system: Any) -> str:
+    """The markdown section of one rule system."""
+    module = sys.modules[system.spec.__module__]
+    doc = inspect.cleandoc(module.__doc__ or "").split("\n>>>")[0].strip()
+    # the docstring's first line names the system (the heading does that here)
+    prose = doc.split("\n", 1)[1].strip() if "\n" in doc else doc
+    lines = [f"## `{system.name}` — {system.title}", "", prose, "", "### Parameters", ""]
+    lines += ["| parameter | allowed | default | used | meaning |", "|---|---|---|---|---|"]
+    decls = declared(system.spec)
+    for f in dataclasses.fields(system.spec):
+        if f.name not in decls:
+            lines.append(f"| `{f.name}` | | {_cell(f.default)} | | |")
+            continue
+        d = decls[f.name]
+        used = d.describe_when().removeprefix("used when ") or "always"
+        row = [f"`{f.name}`", d.kind.describe(), _default(system.spec, f.name), used, d.help]
+        lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
+    lines += ["", "### Outcomes, distributions and metrics", ""]
+    mode = _mode_param(system.spec)
+    for value, result in mode_results(system):
+        where = f"`{mode} = {value}`" if mode else "Every spec"
+        dists = ", ".join(f"`{k}`" for k in result.distributions) or "none"
+        metrics = ", ".join(f"`{k}`" for k in result.metrics) or "none"
+        lines.append(
+            f"- {where}: labels {', '.join(f'`{lab}`' for lab in result.labels)}; "
+            f"distributions {dists}; metrics {metrics}."
+        )
+    return "\n".join(lines) + "\n"
+
+
+def render(names: Iterable[str] | None = None) -> str:
+    """The whole rules page for the systems ``names`` (default: the built-in ones)."""
+    from critlab.analysis.systems import BUILT_IN, get_system
+
+    systems = [get_system(n) for n in (BUILT_IN if names is None else names)]
+    return "\n".join([HEADER, *(system_section(s) for s in systems)])
+
+
+def main() -> None:  # pragma: no cover - exercised by make docs
+    path = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/rules.md")
+    path.write_text(render(), encoding="utf-8")
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
