@@ -64,12 +64,16 @@ def registry():
 
 def exact(spec: Any):
     """The exact result of a spec (any system's)."""
-    return get_system(spec.system).exact(spec)
+    from critlab.analysis.systems.base import system_of
+
+    return system_of(spec).exact(spec)
 
 
 def simulate(spec: Any, *, trials: int, seed: Any = None, **options: Any):
     """Simulate ``trials`` trials of a spec (any system's); see ``RuleSystem.simulate``."""
-    return get_system(spec.system).simulate(spec, trials=trials, seed=seed, **options)
+    from critlab.analysis.systems.base import system_of
+
+    return system_of(spec).simulate(spec, trials=trials, seed=seed, **options)
 
 
 def validate(exact_result: Any, simulated: Any, *, alpha: float = 0.001):

@@ -230,6 +230,15 @@ class RuleSystem:
         return SimResult.of(ex, tally, self.simulator.metrics(spec, tally))
 
 
+def system_of(spec: Any) -> RuleSystem:
+    """The rule system a spec belongs to (each spec class knows its own), or a TypeError
+    naming the argument."""
+    system = getattr(type(spec), "rule_system", None)
+    if not isinstance(spec, Spec) or system is None:
+        raise TypeError(f"spec must be a rule system's spec (e.g. Thac0Spec), got {type(spec).__name__}")
+    return system
+
+
 def check_trials(trials: Any) -> int:
     """``trials`` as an int in 1..10^13, or a SpecError naming it."""
     return check_int("trials", trials, 1, MAX_TRIALS)
