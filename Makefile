@@ -21,7 +21,7 @@ report: setup
 	$(BIN)/critlab report
 
 bench: setup
-	$(BIN)/python -m critlab.analysis.bench
+	$(BIN)/python -m benchmarks.run --readme
 
 docs: setup
 	$(BIN)/python -m critlab.analysis.rulesdoc docs/rules.md

@@ -49,3 +49,17 @@ def d20_floor_block(s, n, out):
         acc ^= die(s, 20)
     out[0] += n
     out[1] ^= acc
+
+
+@kernel
+def dice_floor_block(s, n, out, sides, count):
+    """``n`` trials of ``count`` dice with ``sides`` sides each, drawn one by one, with no
+    rule and no tally: a mechanic's dice floor. Their xor goes to ``out[1]`` so the
+    compiler cannot drop them."""
+    s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
+    acc = 0
+    for _ in range(n):
+        for _ in range(count):
+            acc ^= die(s, sides)
+    out[0] += n
+    out[1] ^= acc

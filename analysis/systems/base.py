@@ -42,18 +42,23 @@ MAX_SEED = 2**63 - 1
 
 @dataclass(frozen=True)
 class BenchCase:
-    """One mechanic in ``make bench``: critlab's simulator beside an idiomatic NumPy one.
+    """One mechanic in ``make bench``: critlab's simulator beside a NumPy one doing the
+    same work (the same outcomes, histograms and counters).
 
-    ``critlab(trials, threads)`` and ``numpy(trials)`` each run ``trials`` trials.
+    ``critlab(trials, threads)`` and ``numpy(trials, chunk=...)`` each run ``trials``
+    trials (the bench tries several chunk sizes and keeps NumPy's best). ``floor(trials,
+    threads)`` (optional) draws the mechanic's own dice the same way with no rules and no
+    tally: the fraction of it reached says how much time goes outside the dice.
     ``exact`` (optional) times critlab's exact engine and ``icepool`` the same
     distribution in icepool, for the exact-engine ratio.
     """
 
     name: str
-    critlab: Callable[[int, int], object]
-    numpy: Callable[[int], object]
+    critlab: Callable[[int, int], object] | None
+    numpy: Callable[..., object] | None
     exact: Callable[[], object] | None = None
     icepool: Callable[[], object] | None = None
+    floor: Callable[[int, int], object] | None = None
 
 
 def simulating(simulate: Callable[..., SimResult], spec: Spec) -> Callable[[int, int], SimResult]:

@@ -1,0 +1,246 @@
+"""``make bench``: critlab's simulators beside NumPy doing the same work, in one run, as
+ratios.
+
+For every mechanic (the runtime's primitives, each rule system's bench module and the
+dice notation's cases: :class:`~critlab.analysis.systems.base.BenchCase`) each round
+measures critlab's trials/s on 1 and on N threads, the mechanic's own dice floor (the same
+dice drawn the same way, no rules, no tally) on 1 thread, and a vectorised NumPy version
+doing the same tally at its best chunk size; and, where a case provides them, the exact
+engine against icepool (critlab's exact code uncached; icepool's first evaluation in a
+fresh process, since it memoises). The machines are shared and noisy, so only ratios
+measured in the same round mean anything: each ratio is the median over the rounds.
+
+Run ``python -m benchmarks.run [--quick] [--rounds 3] [--out reports/bench] [--readme]``
+(``make bench``); ``--readme`` rewrites the speed table in README.md from the results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from critlab.analysis.systems import BUILT_IN, get_system
+from critlab.analysis.systems.base import BenchCase
+from critlab.kernels import primitives, runner
+from critlab.kernels.rng import xor_u64
+
+
+def rate(fn: Callable[[int], object], *, start: int, min_seconds: float, repeats: int = 3) -> float:
+    """Median trials/s of ``fn(n)`` over ``repeats`` calls, with ``n`` grown until one call
+    takes ``min_seconds``."""
+    fn(min(start, 1000))  # compile / warm caches outside the timing
+    n = start
+    while True:
+        t0 = time.perf_counter()
+        fn(n)
+        elapsed = time.perf_counter() - t0
+        if elapsed >= min_seconds or n >= 10**11:
+            break
+        n *= max(2, min(16, int(min_seconds / max(elapsed, 1e-4)) + 1))
+    times = [elapsed]
+    for _ in range(repeats - 1):
+        t0 = time.perf_counter()
+        fn(n)
+        times.append(time.perf_counter() - t0)
+    return n / float(np.median(times))
+
+
+def _first_call_seconds(fn: Callable[[], object]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def cold_seconds(fn: Callable[[], object], repeats: int = 3) -> float:
+    """Best wall time of a first call of ``fn()`` in a fresh process.
+
+    icepool memoises evaluations, so its second call of anything is a cache lookup;
+    timing the first call in a new process (imports done, caches empty) measures the
+    computation. ``fn`` must be a module-level function (it is pickled by reference).
+    """
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    best = float("inf")
+    for _ in range(repeats):
+        with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
+            pool.submit(_warm_imports).result()
+            best = min(best, pool.submit(_first_call_seconds, fn).result())
+    return best
+
+
+def _warm_imports() -> None:
+    import icepool  # noqa: F401
+
+    import critlab.analysis.notation  # noqa: F401
+    import critlab.kernels.pools  # noqa: F401
+
+
+def seconds(fn: Callable[[], object], repeats: int = 5) -> float:
+    """Best wall time of ``fn()`` over a few repeats (the first call, which may
+    compile, is not counted)."""
+    fn()
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+# -- the generator floor ----------------------------------------------------------------
+def _floor_words(trials: int, threads: int) -> np.ndarray:
+    def block(state, n, out):
+        out[1] ^= np.int64(xor_u64(state, n) & np.uint64(0x7FFFFFFF))
+        out[0] += n
+
+    return runner.run(block, n_out=2, trials=trials, seed=1, threads=threads, progress=False)
+
+
+def _floor_d20(trials: int, threads: int) -> np.ndarray:
+    return runner.run(
+        primitives.d20_floor_block, n_out=2, trials=trials, seed=1, threads=threads, progress=False
+    )
+
+
+CHUNKS = (1 << 14, 1 << 16, 1 << 18, 1 << 20)
+README_START, README_END = "<!-- bench:start -->", "<!-- bench:end -->"
+
+
+def all_cases() -> list[BenchCase]:
+    """Every bench case: primitives, each built-in system's bench module, dice notation."""
+    cases = list(importlib.import_module("benchmarks.primitives").bench_cases())
+    for name in BUILT_IN:
+        cases.extend(get_system(name).bench_cases())
+    try:
+        cases.extend(importlib.import_module("benchmarks.dice").bench_cases())
+    except ModuleNotFoundError:  # pragma: no cover - the notation cases are optional
+        pass
+    return cases
+
+
+def numpy_rate(fn: Callable[..., object], *, min_seconds: float) -> tuple[float, int | None]:
+    """NumPy's best trials/s over the chunk sizes it accepts, and that chunk."""
+    if "chunk" not in inspect.signature(fn).parameters:
+        return rate(fn, start=1 << 17, min_seconds=min_seconds), None
+    best = max(
+        (rate(lambda n, c=c: fn(n, chunk=c), start=1 << 17, min_seconds=min_seconds), c) for c in CHUNKS
+    )
+    return best
+
+
+def measure_round(case: BenchCase, threads: int, min_s: float) -> dict:
+    """One round of one case: every figure measured back to back."""
+    row: dict = {"mechanic": case.name}
+    if case.critlab is not None:
+        one = rate(lambda n: case.critlab(n, 1), start=1 << 20, min_seconds=min_s)
+        many = rate(lambda n: case.critlab(n, threads), start=1 << 20, min_seconds=min_s)
+        row.update({"critlab_1t": one, "critlab_nt": many, "thread_speedup": many / one})
+        if case.numpy is not None:
+            base, chunk = numpy_rate(case.numpy, min_seconds=min_s)
+            row.update(
+                numpy=base, numpy_chunk=chunk, ratio_vs_numpy=many / base, ratio_1t_vs_numpy=one / base
+            )
+        if case.floor is not None:
+            floor = rate(lambda n: case.floor(n, 1), start=1 << 20, min_seconds=min_s)
+            row.update(floor_1t=floor, fraction_of_floor_1t=one / floor)
+    if case.exact is not None and case.icepool is not None:
+        ours, theirs = seconds(case.exact), cold_seconds(case.icepool, repeats=1)
+        row.update(exact_s=ours, icepool_s=theirs, exact_ratio_vs_icepool=theirs / ours)
+    return row
+
+
+def run_bench(
+    *, quick: bool = False, threads: int | None = None, rounds: int = 3, log=print
+) -> tuple[pd.DataFrame, dict]:
+    """Measure everything ``rounds`` times; the medians per mechanic, and the generator floor."""
+    threads = runner.default_threads() if threads is None else threads
+    min_s = 0.1 if quick else 0.4
+    floor = {
+        "u64_per_s_1t": rate(lambda n: _floor_words(n, 1), start=1 << 22, min_seconds=min_s),
+        "u64_per_s_nt": rate(lambda n: _floor_words(n, threads), start=1 << 22, min_seconds=min_s),
+        "d20_per_s_1t": rate(lambda n: _floor_d20(n, 1), start=1 << 22, min_seconds=min_s),
+        "d20_per_s_nt": rate(lambda n: _floor_d20(n, threads), start=1 << 22, min_seconds=min_s),
+        "threads": threads,
+    }
+    log("generator floor: " + ", ".join(f"{k} {v / 1e6:,.0f}M" for k, v in floor.items() if k != "threads"))
+    rows = []
+    for case in all_cases():
+        per_round = pd.DataFrame([measure_round(case, threads, min_s) for _ in range(rounds)])
+        row = {"mechanic": case.name, "rounds": rounds, "threads": threads}
+        row.update(per_round.drop(columns="mechanic").median(numeric_only=True).to_dict())
+        rows.append(row)
+        shown = ", ".join(
+            f"{k} {row[k]:,.3g}"
+            for k in ("ratio_vs_numpy", "fraction_of_floor_1t", "thread_speedup", "exact_ratio_vs_icepool")
+            if k in row
+        )
+        log(f"  {case.name}: {shown}")
+    return pd.DataFrame(rows), floor
+
+
+def readme_table(table: pd.DataFrame) -> str:
+    """The README's speed table, from a bench table."""
+
+    def fmt(row: pd.Series, key: str, pattern: str) -> str:
+        v = row.get(key)
+        return "" if v is None or pd.isna(v) else pattern.format(v)
+
+    lines = [
+        "| mechanic | N threads vs NumPy (same tally) | 1 thread, share of its dice floor | N threads vs 1 "
+        "| exact vs icepool |",
+        "|---|---|---|---|---|",
+    ]
+    for _, row in table.iterrows():
+        lines.append(
+            f"| {row['mechanic']} | {fmt(row, 'ratio_vs_numpy', '{:.1f}x')} "
+            f"| {fmt(row, 'fraction_of_floor_1t', '{:.0%}')} | {fmt(row, 'thread_speedup', '{:.2f}x')} "
+            f"| {fmt(row, 'exact_ratio_vs_icepool', '{:.0f}x')} |"
+        )
+    return "\n".join(lines)
+
+
+def write_readme(table: pd.DataFrame, path: Path = Path("README.md")) -> None:
+    """Replace the README's speed table (between the bench markers) with ``table``'s."""
+    text = path.read_text(encoding="utf-8")
+    start, end = text.index(README_START) + len(README_START), text.index(README_END)
+    path.write_text(text[:start] + "\n" + readme_table(table) + "\n" + text[end:], encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="shorter timings (noisier)")
+    parser.add_argument("--threads", type=int, help="threads for the N-threads column (default: all)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds; ratios are medians over them")
+    parser.add_argument("--out", default="reports/bench", help="folder for bench.csv and bench.json")
+    parser.add_argument("--readme", action="store_true", help="rewrite README.md's speed table")
+    args = parser.parse_args(argv)
+    table, floor = run_bench(
+        quick=args.quick, threads=args.threads, rounds=args.rounds, log=lambda m: print(m, file=sys.stderr)
+    )
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out / "bench.csv", index=False)
+    (out / "bench.json").write_text(
+        json.dumps({"floor": floor, "mechanics": table.to_dict(orient="records")}, indent=2, default=float)
+    )
+    (out / "bench.md").write_text(readme_table(table) + "\n", encoding="utf-8")
+    if args.readme:
+        write_readme(table)
+    print(readme_table(table))
+    print("floor: " + ", ".join(f"{k} = {v:,.4g}" for k, v in floor.items()))
+    print(f"written to {out}/bench.csv, bench.json and bench.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
