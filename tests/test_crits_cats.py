@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from benchmarks.crits_cats import _numpy_versus, bench_cases
 from critlab.analysis.cli import main
 from critlab.analysis.spec import SpecError
 from critlab.analysis.sweep import sweep
@@ -17,12 +18,15 @@ from critlab.analysis.systems.crits_cats import (
     LABELS,
     METRICS,
     CritsCatsSpec,
-    _numpy_versus,
-    bench_cases,
+    exact,
+    simulate,
+    versus_classes,
+)
+from critlab.analysis.validate import validate
+from critlab.analysis.views.crits_cats import (
     caster_resister_table,
     combat_table,
     cost_by_skill,
-    exact,
     extremes_by_skill,
     extremes_by_skill_difference,
     majors_become_common,
@@ -32,10 +36,7 @@ from critlab.analysis.systems.crits_cats import (
     plot_resisters,
     plot_versus_extremes,
     resisters_table,
-    simulate,
-    versus_classes,
 )
-from critlab.analysis.validate import validate
 
 # Significance for MC-vs-exact checks: fixed seeds make each verdict reproducible, and at
 # 1e-3 a real bias of a few percent in any label at these trial counts is still caught.

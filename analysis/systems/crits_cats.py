@@ -23,6 +23,8 @@ Readings where RULES.md leaves room (each documented where it acts):
 - Distribution ``resister`` has the class index (0..5, in :data:`LABELS` order) as its
   value; the simulator tallies the first resister of each cast into it.
 
+Design views (tables and plots) are in :mod:`critlab.analysis.views.crits_cats`.
+
 >>> r = exact(CritsCatsSpec(skill=5, opposing_skill=5))
 >>> r.outcomes["major_critical"] + r.outcomes["major_catastrophe"]   # equal skill: no majors
 0.0
@@ -33,28 +35,27 @@ Readings where RULES.md leaves room (each documented where it acts):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
-import pandas as pd
 
 from critlab.analysis.dist import Dist
 from critlab.analysis.notation import DiceExpr
-from critlab.analysis.results import ExactResult, SimResult
-from critlab.analysis.spec import Spec, SpecError, check_choice, check_dice, check_int
-from critlab.analysis.systems.base import BenchCase, RuleSystem, hist_ranges, simulate_tally, simulating
-from critlab.analysis.tally import Layout
+from critlab.analysis.params import Choice, Dice, Int, param
+from critlab.analysis.results import ExactResult
+from critlab.analysis.spec import Spec, SpecError, check_dice
+from critlab.analysis.systems.base import RuleSystem, Simulator
+from critlab.analysis.tally import Tally
 from critlab.kernels import crits_cats as k
+from critlab.kernels.vocab import words
 
-LABELS = ("major_catastrophe", "minor_catastrophe", "failure", "success", "minor_critical", "major_critical")
-MODES = ("versus", "challenge", "spell")
+LABELS = words(k.Outcome)
+MODES = words(k.Mode)
 # Casting cost relative to the spell's normal cost, by the caster's class (in LABELS order).
 COST_MULTIPLIER = (2.0, 1.5, 1.0, 1.0, 0.5, 0.0)
 COMBAT_PARAMS = frozenset(
     {"damage", "protection", "backlash_damage", "attacker_protection", "minor_catastrophe_effect"}
 )
-VERSUS_PARAMS = frozenset({"opposing_skill", "responder_naturals", "ties"}) | COMBAT_PARAMS
-SPELL_PARAMS = frozenset({"resisters", "resistance"})
 METRICS = (
     "p_down",
     "expected_damage",
@@ -63,7 +64,10 @@ METRICS = (
     "p_affected",
     *(f"p_any_resister_{lab}" for lab in LABELS),
 )
-DISTRIBUTIONS = ("damage", "backlash", "resister")
+DISTRIBUTIONS = words(k.Hist)
+
+VERSUS = {"mode": ("versus",)}
+SPELL = {"mode": ("spell",)}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,57 +112,77 @@ class CritsCatsSpec(Spec):
     """
 
     system = "crits-cats"
-    mode: Literal["versus", "challenge", "spell"] = "versus"
-    crit_range: int = 1
-    cat_range: int = 1
-    skill: int | None = None
-    target: int = 21
-    opposing_skill: int | None = None
-    responder_naturals: Literal["transfer", "ignore"] = "transfer"
-    ties: Literal["responder", "initiator"] = "responder"
-    major_margin: int = 20
-    damage: str | None = None
-    protection: int = 0
-    backlash_damage: str | None = None
-    attacker_protection: int = 0
-    minor_catastrophe_effect: Literal["down", "hit"] = "down"
-    resisters: int = 1
-    resistance: int | None = None
+    mode: Literal["versus", "challenge", "spell"] = param(
+        "versus",
+        Choice(*MODES),
+        "versus (initiator against responder), challenge (one roller against target) or spell "
+        "(a caster's challenge, then each resister against the caster's total)",
+    )
+    crit_range: int = param(1, Int(0, 20), "naturals >= 21 - crit_range are criticals")
+    cat_range: int = param(1, Int(0, 20), "naturals <= cat_range are catastrophes")
+    skill: int | None = param(None, Int(), "the initiator's, roller's or caster's skill")
+    target: int = param(
+        21, Int(), "the total a challenge or casting must reach", when={"mode": ("challenge", "spell")}
+    )
+    opposing_skill: int | None = param(None, Int(), "the responder's skill", when=VERSUS)
+    responder_naturals: Literal["transfer", "ignore"] = param(
+        "transfer",
+        Choice("transfer", "ignore"),
+        "transfer: the responder's crit is the initiator's catastrophe and its catastrophe the "
+        "initiator's crit; ignore: the responder's natural is ordinary",
+        when=VERSUS,
+    )
+    ties: Literal["responder", "initiator"] = param(
+        "responder",
+        Choice("responder", "initiator"),
+        "who wins a versus tie without a critical or catastrophe",
+        when=VERSUS,
+    )
+    major_margin: int = param(20, Int(), "how far the margin must go for a major critical or catastrophe")
+    damage: str | None = param(
+        None,
+        Dice(explode=False),
+        "the attack's damage dice (none: no combat)",
+        when=VERSUS,
+        optional=True,
+        unit="hp",
+    )
+    protection: int = param(
+        0, Int(0), "the defender's protection, subtracted from a normal hit (with damage)", when=VERSUS
+    )
+    backlash_damage: str | None = param(
+        None,
+        Dice(),
+        "the defender's damage dice on a catastrophe's hit back (none: the same as damage)",
+        when=VERSUS,
+        optional=True,
+        unit="hp",
+    )
+    attacker_protection: int = param(
+        0, Int(0), "the attacker's protection against a minor catastrophe's hit back", when=VERSUS
+    )
+    minor_catastrophe_effect: Literal["down", "hit"] = param(
+        "down",
+        Choice("down", "hit"),
+        "a minor catastrophe puts the attacker down, or the defender hits the attacker",
+        when=VERSUS,
+    )
+    resisters: int = param(1, Int(1, 100), "how many resist the spell", when=SPELL)
+    resistance: int | None = param(None, Int(), "each resister's skill", when=SPELL)
 
     def validate(self) -> None:
-        check_choice("mode", self.mode, MODES)
-        check_int("crit_range", self.crit_range, 0, 20)
-        check_int("cat_range", self.cat_range, 0, 20)
         if self.crit_range + self.cat_range > 20:
             raise SpecError(
                 "cat_range",
                 self.cat_range,
                 f"crit_range + cat_range must be at most 20 (crit_range is {self.crit_range})",
             )
-        check_int("skill", self.skill)
-        check_int("target", self.target)
-        check_int("major_margin", self.major_margin)
-        check_choice("responder_naturals", self.responder_naturals, ("transfer", "ignore"))
-        check_choice("ties", self.ties, ("responder", "initiator"))
-        check_int("protection", self.protection, 0)
-        check_int("attacker_protection", self.attacker_protection, 0)
-        check_choice("minor_catastrophe_effect", self.minor_catastrophe_effect, ("down", "hit"))
-        check_int("resisters", self.resisters, 1, 100)
-        check_dice("damage", self.damage, allow_none=True, allow_explode=False)
-        check_dice("backlash_damage", self.backlash_damage, allow_none=True)
-        if self.mode == "versus" or self.opposing_skill is not None:
-            check_int("opposing_skill", self.opposing_skill)
-        if self.mode == "spell" or self.resistance is not None:
-            check_int("resistance", self.resistance)
 
     def unused(self) -> frozenset[str]:
-        if self.mode == "challenge":
-            return VERSUS_PARAMS | SPELL_PARAMS
-        if self.mode == "spell":
-            return VERSUS_PARAMS
-        return SPELL_PARAMS | {"target"} | (COMBAT_PARAMS if self.damage is None else frozenset())
+        # the combat parameters are used only by a versus challenge with damage dice
+        return super().unused() | (frozenset() if self.combat else COMBAT_PARAMS)
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict:
         out = super().params()
         if out["backlash_damage"] is None and self.combat:
             out["backlash_damage"] = self.damage  # "default the same as damage": report what is rolled
@@ -180,7 +204,7 @@ class CritsCatsSpec(Spec):
         )
 
 
-# -- the rules, vectorised (shared by the exact engine and the NumPy benchmark) ---------------
+# -- the rules, vectorised (the exact engine's enumeration over naturals) -------------------
 def natural_kind(naturals: np.ndarray, crit_range: int, cat_range: int) -> np.ndarray:
     """+1 for a natural in the crit range, −1 in the catastrophe range, else 0.
 
@@ -198,13 +222,14 @@ def classify(kind: np.ndarray, margin: np.ndarray, major_margin: int, succeeded:
     >>> classify(np.array([1, 1, -1, 0]), np.array([20, 19, -20, 0]), 20, np.array([0, 0, 0, 1])).tolist()
     [5, 4, 0, 3]
     """
+    o = k.Outcome
     return np.where(
         kind > 0,
-        np.where(margin >= major_margin, k.MAJOR_CRITICAL, k.MINOR_CRITICAL),
+        np.where(margin >= major_margin, o.MAJOR_CRITICAL, o.MINOR_CRITICAL),
         np.where(
             kind < 0,
-            np.where(-margin >= major_margin, k.MAJOR_CATASTROPHE, k.MINOR_CATASTROPHE),
-            np.where(succeeded, k.SUCCESS, k.FAILURE),
+            np.where(-margin >= major_margin, o.MAJOR_CATASTROPHE, o.MINOR_CATASTROPHE),
+            np.where(succeeded, o.SUCCESS, o.FAILURE),
         ),
     )
 
@@ -236,10 +261,12 @@ def versus_classes(
     return classify(kind, margin, major_margin, won)
 
 
-_NATURALS = np.arange(1, 21)
+NATURALS = np.arange(1, 21)
 
 
-def _challenge_classes(spec: CritsCatsSpec, totals_against: np.ndarray, naturals: np.ndarray, bonus: int):
+def challenge_classes(
+    spec: CritsCatsSpec, totals_against: np.ndarray | int, naturals: np.ndarray, bonus: int
+) -> np.ndarray:
     """Classes of challenge rollers with ``naturals`` + ``bonus`` against ``totals_against``."""
     margin = naturals + bonus - totals_against
     return classify(
@@ -253,21 +280,22 @@ def _class_probs(classes: np.ndarray, weight: float) -> np.ndarray:
 
 def _combat(spec: CritsCatsSpec, probs: np.ndarray) -> tuple[Dist, Dist, float]:
     """Damage and backlash per attack, and P(the attacker ends down), from class probabilities."""
+    o = k.Outcome
     roll = spec.damage_expr.dist().clip(lo=0)  # each damage roll floored at 0
     top = max(0, spec.damage_expr.max)
     hit = (roll - spec.protection).clip(lo=0)
     damage = Dist.mixture(
-        [probs[k.SUCCESS], probs[k.MINOR_CRITICAL], probs[k.MAJOR_CRITICAL], probs[: k.SUCCESS].sum()],
+        [probs[o.SUCCESS], probs[o.MINOR_CRITICAL], probs[o.MAJOR_CRITICAL], probs[: o.SUCCESS].sum()],
         [hit, Dist.point(top), Dist.point(2 * top), Dist.point(0)],
     )
     back = spec.backlash_expr.dist().clip(lo=0)
     minor_hit = spec.minor_catastrophe_effect == "hit"
-    p_minor_back = probs[k.MINOR_CATASTROPHE] if minor_hit else 0.0
+    p_minor_back = probs[o.MINOR_CATASTROPHE] if minor_hit else 0.0
     backlash = Dist.mixture(
-        [probs[k.MAJOR_CATASTROPHE], p_minor_back, 1.0 - probs[k.MAJOR_CATASTROPHE] - p_minor_back],
+        [probs[o.MAJOR_CATASTROPHE], p_minor_back, 1.0 - probs[o.MAJOR_CATASTROPHE] - p_minor_back],
         [back, (back - spec.attacker_protection).clip(lo=0), Dist.point(0)],
     )
-    p_down = probs[k.MAJOR_CATASTROPHE] + (0.0 if minor_hit else probs[k.MINOR_CATASTROPHE])
+    p_down = probs[o.MAJOR_CATASTROPHE] + (0.0 if minor_hit else probs[o.MINOR_CATASTROPHE])
     return damage, backlash, float(p_down)
 
 
@@ -276,7 +304,7 @@ def exact(spec: CritsCatsSpec) -> ExactResult:
     distributions: dict[str, Dist | None] = dict.fromkeys(DISTRIBUTIONS)
     metrics: dict[str, float | None] = dict.fromkeys(METRICS)
     if spec.mode == "versus":
-        init, resp = np.meshgrid(_NATURALS, _NATURALS, indexing="ij")
+        init, resp = np.meshgrid(NATURALS, NATURALS, indexing="ij")
         classes = versus_classes(
             init, resp, skill=spec.skill, opposing_skill=spec.opposing_skill, crit_range=spec.crit_range,
             cat_range=spec.cat_range, transfer=spec.responder_naturals == "transfer",
@@ -288,7 +316,7 @@ def exact(spec: CritsCatsSpec) -> ExactResult:
             distributions.update(damage=damage, backlash=backlash)
             metrics.update(p_down=p_down, expected_damage=damage.mean, expected_backlash=backlash.mean)
     else:
-        caster = _challenge_classes(spec, spec.target, _NATURALS, spec.skill)
+        caster = challenge_classes(spec, spec.target, NATURALS, spec.skill)
         probs = _class_probs(caster, 1 / 20)
         if spec.mode == "spell":
             _spell(spec, caster, distributions, metrics)
@@ -306,65 +334,49 @@ def exact(spec: CritsCatsSpec) -> ExactResult:
 def _spell(spec: CritsCatsSpec, caster: np.ndarray, distributions: dict, metrics: dict) -> None:
     """Resister results: conditionally independent given the caster's total, so each
     quantity is averaged over the caster's 20 naturals."""
-    caster_totals = (_NATURALS + spec.skill)[:, None]
-    resister = _challenge_classes(spec, caster_totals, _NATURALS[None, :], spec.resistance)
+    caster_totals = (NATURALS + spec.skill)[:, None]
+    resister = challenge_classes(spec, caster_totals, NATURALS[None, :], spec.resistance)
     # q[c, j]: P(one resister gets class j | caster natural c + 1)
     q = np.stack([np.bincount(row, minlength=len(LABELS)) / 20 for row in resister])
     distributions["resister"] = Dist(0, q.mean(axis=0))
-    cast = caster >= k.SUCCESS
-    metrics["p_affected"] = float(np.mean(cast * q[:, : k.SUCCESS].sum(axis=1)))
+    cast = caster >= k.Outcome.SUCCESS
+    metrics["p_affected"] = float(np.mean(cast * q[:, : k.Outcome.SUCCESS].sum(axis=1)))
     p_any = 1.0 - np.mean((1.0 - q) ** spec.resisters, axis=0)
     for j, lab in enumerate(LABELS):
         metrics[f"p_any_resister_{lab}"] = float(p_any[j])
 
 
-def simulate(
-    spec: CritsCatsSpec,
-    *,
-    trials: int,
-    seed: int | None = None,
-    threads: int | None = None,
-    progress: bool | None = None,
-    client: Any = None,
-) -> SimResult:
-    """Simulate ``trials`` challenges, attacks or casts die by die (see :mod:`critlab.kernels.crits_cats`);
-    ``client`` (a Dask client) runs the same blocks on a cluster."""
-    ex = exact(spec)
-    if spec.combat:
-        layout = Layout(
-            LABELS, hist_ranges(ex, ("damage", "backlash")), ("damage_sum", "backlash_sum", "down")
-        )
-    elif spec.mode == "spell":
-        layout = Layout(
-            LABELS, hist_ranges(ex, ("resister",)), (*(f"any_{lab}" for lab in LABELS), "affected")
-        )
-    else:
-        layout = Layout(LABELS)
-    lay = layout.array
-    dmg_terms, dmg_const = (spec.damage_expr if spec.combat else DiceExpr("0", (), 0)).encode()
-    bl_terms, bl_const = (spec.backlash_expr if spec.combat else DiceExpr("0", (), 0)).encode()
-    dmg_max = max(0, spec.damage_expr.max) if spec.combat else 0
-    args = (
-        MODES.index(spec.mode), 21 - spec.crit_range, spec.cat_range, spec.skill, spec.target,
-        spec.opposing_skill or 0, spec.responder_naturals == "transfer", spec.ties == "initiator",
-        spec.major_margin, spec.combat, dmg_terms, dmg_const, dmg_max, spec.protection,
-        bl_terms, bl_const, spec.attacker_protection, spec.minor_catastrophe_effect == "hit",
-        spec.resisters, spec.resistance or 0,
-    )  # fmt: skip
-
-    def block(state: np.ndarray, n: int, out: np.ndarray) -> None:
-        k.block(state, n, out, lay, *args)
-
-    tally = simulate_tally(
-        layout,
-        block,
-        trials=trials,
-        seed=seed,
-        threads=threads,
-        progress=progress,
-        desc="crits-cats",
-        client=client,
+# -- the simulator ---------------------------------------------------------------------------
+def kernel_args(spec: CritsCatsSpec) -> k.Args:
+    """The kernel's arguments for ``spec``."""
+    none = DiceExpr("0", (), 0)
+    dmg_terms, dmg_const = (spec.damage_expr if spec.combat else none).encode()
+    bl_terms, bl_const = (spec.backlash_expr if spec.combat else none).encode()
+    return k.Args(
+        mode=MODES.index(spec.mode),
+        crit_lo=21 - spec.crit_range,
+        cat_hi=spec.cat_range,
+        skill=spec.skill,
+        target=spec.target,
+        opposing_skill=spec.opposing_skill or 0,
+        transfer=spec.responder_naturals == "transfer",
+        ties_initiator=spec.ties == "initiator",
+        major_margin=spec.major_margin,
+        combat=spec.combat,
+        dmg_terms=dmg_terms,
+        dmg_const=dmg_const,
+        dmg_max=max(0, spec.damage_expr.max) if spec.combat else 0,
+        protection=spec.protection,
+        bl_terms=bl_terms,
+        bl_const=bl_const,
+        attacker_protection=spec.attacker_protection,
+        minor_hit=spec.minor_catastrophe_effect == "hit",
+        resisters=spec.resisters,
+        resistance=spec.resistance or 0,
     )
+
+
+def simulated_metrics(spec: CritsCatsSpec, tally: Tally) -> dict[str, float | None]:
     n = tally.trials
     metrics: dict[str, float | None] = dict.fromkeys(METRICS)
     c = tally.counters
@@ -378,306 +390,7 @@ def simulate(
         metrics["p_affected"] = c["affected"] / (n * spec.resisters)
         for lab in LABELS:
             metrics[f"p_any_resister_{lab}"] = c[f"any_{lab}"] / n
-    return SimResult.of(ex, tally, metrics)
-
-
-# -- design questions: tables ---------------------------------------------------------------
-EXTREMES = ("major_catastrophe", "minor_catastrophe", "minor_critical", "major_critical")
-
-
-def _outcome_table(df: pd.DataFrame, index: str) -> pd.DataFrame:
-    table = df[df.kind == "outcome"].pivot(index=index, columns="name", values="exact")[list(LABELS)]
-    table["major"] = table["major_catastrophe"] + table["major_critical"]
-    table["extreme"] = table[list(EXTREMES)].sum(axis=1)
-    table.columns.name = None
-    return table
-
-
-def extremes_by_skill_difference(spec: CritsCatsSpec, differences=range(-20, 21)) -> pd.DataFrame:
-    """Versus class probabilities against skill − opposing_skill (exact), with the
-    ``major`` and ``extreme`` (any critical or catastrophe) shares; one row per difference.
-
-    A spec in another mode is read as a versus challenge against an equal opponent's skill.
-
-    >>> t = extremes_by_skill_difference(CritsCatsSpec(skill=0, opposing_skill=0), [-3, 0, 3])
-    >>> (t["major"] * 400).round(6).tolist()
-    [5.0, 0.0, 5.0]
-    """
-    from critlab.analysis.sweep import sweep
-
-    base = _as_versus(spec)
-    df = sweep(base, skill=[base.opposing_skill + d for d in differences])
-    df["skill_difference"] = df["skill"] - base.opposing_skill
-    return _outcome_table(df, "skill_difference")
-
-
-def majors_become_common(
-    spec: CritsCatsSpec, threshold: float = 0.01, max_difference: int = 40
-) -> int | None:
-    """The smallest |skill difference| at which P(major critical or catastrophe) in a
-    versus challenge exceeds ``threshold`` (either side ahead); None if none up to
-    ``max_difference``.
-
-    >>> majors_become_common(CritsCatsSpec(skill=0, opposing_skill=0))   # 5/400 at ±3
-    3
-    """
-    table = extremes_by_skill_difference(spec, range(-max_difference, max_difference + 1))
-    common = table.index[table["major"] > threshold]
-    return int(np.abs(common).min()) if len(common) else None
-
-
-def extremes_by_skill(spec: CritsCatsSpec, skills=None) -> pd.DataFrame:
-    """21 Challenge class probabilities against skill (exact), one row per skill; by
-    default skills from ``target − 31`` to ``target + 19`` (majors need a 20-point margin).
-
-    >>> t = extremes_by_skill(CritsCatsSpec(mode="challenge", skill=0), [0, 10, 21])
-    >>> t.loc[[0, 21], ["major_catastrophe", "major_critical"]].to_numpy().tolist()
-    [[0.05, 0.0], [0.0, 0.05]]
-    """
-    from critlab.analysis.sweep import sweep
-
-    base = spec.replace(mode="challenge")
-    if skills is None:
-        skills = range(base.target - 31, base.target + 20)
-    return _outcome_table(sweep(base, skill=list(skills)), "skill")
-
-
-def cost_by_skill(spec: CritsCatsSpec, skills=range(-5, 31)) -> pd.DataFrame:
-    """Expected casting-cost multiplier and the caster's class probabilities against
-    casting skill (exact), one row per skill.
-
-    >>> t = cost_by_skill(CritsCatsSpec(mode="spell", skill=10, resistance=10), [10, 21])
-    >>> t["cost"].round(4).tolist()     # 1.5 and 0.5 balance; at 21 a natural 20 is a major
-    [1.0, 0.975]
-    """
-    from critlab.analysis.sweep import sweep
-
-    base = _as_spell(spec)
-    df = sweep(base, skill=list(skills))
-    table = _outcome_table(df, "skill")
-    metric = df[(df.kind == "metric") & (df.name == "expected_cost_multiplier")].set_index("skill")["exact"]
-    table["cost"] = metric
-    return table
-
-
-def resisters_table(spec: CritsCatsSpec, resisters=range(1, 7)) -> pd.DataFrame:
-    """P(at least one resister gets each class) against the number of resisters (exact):
-    the seed's Fireball, cast into a crowd. One row per count, one column per class,
-    plus ``p_affected`` (one resister).
-
-    >>> t = resisters_table(CritsCatsSpec(mode="spell", skill=10, resistance=10), [1, 6])
-    >>> round(float(t.loc[6, "minor_critical"]), 4)    # 1 - (19/20)**6: some resister rolls a 20
-    0.2649
-    """
-    from critlab.analysis.sweep import sweep
-
-    df = sweep(_as_spell(spec), resisters=list(resisters))
-    m = df[df.kind == "metric"].pivot(index="resisters", columns="name", values="exact")
-    table = m[[f"p_any_resister_{lab}" for lab in LABELS] + ["p_affected"]]
-    table.columns = [*LABELS, "p_affected"]
-    return table
-
-
-def caster_resister_table(spec: CritsCatsSpec) -> pd.DataFrame:
-    """Joint probabilities of the caster's class (rows) and one resister's class
-    (columns), exact: the seed's point that both results stand independently.
-
-    >>> t = caster_resister_table(CritsCatsSpec(mode="spell", skill=10, resistance=10))
-    >>> float(t.loc["minor_critical", "minor_critical"] * 400)   # both roll a natural 20
-    1.0
-    """
-    base = _as_spell(spec)
-    caster = _challenge_classes(base, base.target, _NATURALS, base.skill)
-    resister = _challenge_classes(
-        base, (_NATURALS + base.skill)[:, None], _NATURALS[None, :], base.resistance
-    )
-    joint = np.zeros((len(LABELS), len(LABELS)))
-    np.add.at(joint, (np.broadcast_to(caster[:, None], resister.shape), resister), 1 / 400)
-    return pd.DataFrame(
-        joint, index=pd.Index(LABELS, name="caster"), columns=pd.Index(LABELS, name="resister")
-    )
-
-
-def combat_table(spec: CritsCatsSpec) -> pd.DataFrame:
-    """Damage and backlash distributions of one attack (exact), tidy: ``quantity``,
-    ``value``, ``probability``; needs ``damage`` dice.
-
-    >>> t = combat_table(CritsCatsSpec(skill=0, opposing_skill=0, damage="1d6"))
-    >>> t[(t.quantity == "damage") & (t.value == 6)].probability.round(5).tolist()   # a 6, or a minor crit
-    [0.15625]
-    """
-    r = exact(_as_combat(spec))
-    rows = [
-        (name, v, p)
-        for name in ("damage", "backlash")
-        for v, p in r.distributions[name].to_dict(tail=True).items()
-    ]
-    return pd.DataFrame(rows, columns=["quantity", "value", "probability"])
-
-
-def _as_versus(spec: CritsCatsSpec) -> CritsCatsSpec:
-    opp = spec.skill if spec.opposing_skill is None else spec.opposing_skill
-    return spec.replace(mode="versus", opposing_skill=opp)
-
-
-def _as_spell(spec: CritsCatsSpec) -> CritsCatsSpec:
-    res = spec.skill if spec.resistance is None else spec.resistance
-    return spec.replace(mode="spell", resistance=res)
-
-
-def _as_combat(spec: CritsCatsSpec) -> CritsCatsSpec:
-    base = _as_versus(spec)
-    if base.damage is None:
-        raise SpecError("damage", None, "combat needs damage dice, e.g. 1d8")
-    return base
-
-
-# -- design questions: plots ----------------------------------------------------------------
-def _axes(ax, ncols: int = 1, width: float = 6.5):
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        fig, ax = plt.subplots(1, ncols, figsize=(width, 4), constrained_layout=True)
-        return fig, ax
-    return (ax[0] if ncols > 1 else ax).figure, ax
-
-
-def _plot_extremes(table: pd.DataFrame, ax, threshold: float | None = None) -> None:
-    styles = {
-        "major_catastrophe": "C3",
-        "minor_catastrophe": "C1",
-        "minor_critical": "C0",
-        "major_critical": "C2",
-    }
-    for lab, color in styles.items():
-        ls = "-" if lab.startswith("major") else "--"
-        ax.plot(table.index, table[lab], ls=ls, color=color, marker=".", label=lab.replace("_", " "))
-    if threshold is not None:
-        ax.axhline(threshold, color="grey", lw=0.7, ls=":", label=f"{threshold:.0%}")
-    ax.set_ylabel("probability")
-    ax.legend(fontsize="small")
-
-
-def plot_versus_extremes(
-    spec: CritsCatsSpec, *, differences=range(-20, 21), threshold: float = 0.01, ax=None
-):
-    """P(minor / major critical / catastrophe) against skill difference in a Versus
-    Challenge (exact), with where majors first exceed ``threshold``."""
-    fig, ax = _axes(ax)
-    table = extremes_by_skill_difference(spec, differences)
-    _plot_extremes(table, ax, threshold)
-    common = majors_become_common(spec, threshold, max(abs(d) for d in differences))
-    where = "never" if common is None else f"from |difference| {common}"
-    ax.set(
-        xlabel="skill − opposing skill",
-        title=f"Versus: crits and cats by mismatch; majors > {threshold:.0%} {where} (exact)",
-    )
-    return fig
-
-
-def plot_challenge_extremes(spec: CritsCatsSpec, *, skills=None, ax=None):
-    """P(minor / major critical / catastrophe) against skill in a 21 Challenge (exact)."""
-    fig, ax = _axes(ax)
-    table = extremes_by_skill(spec, skills)
-    _plot_extremes(table, ax)
-    ax.set(xlabel="skill", title=f"21 Challenge (target {spec.target}): crits and cats by skill (exact)")
-    return fig
-
-
-def plot_casting_cost(spec: CritsCatsSpec, *, skills=range(-5, 31), ax=None):
-    """Expected casting-cost multiplier against casting skill (exact)."""
-    fig, ax = _axes(ax)
-    table = cost_by_skill(spec, skills)
-    ax.plot(table.index, table["cost"], marker=".")
-    ax.axhline(1.0, color="grey", lw=0.7, ls=":")
-    ax.set(
-        xlabel="casting skill",
-        ylabel="expected casting-cost multiplier",
-        title=f"Spell casting cost against skill, target {spec.target} (exact)",
-    )
-    return fig
-
-
-def plot_resisters(spec: CritsCatsSpec, *, resisters=range(1, 7), ax=None):
-    """P(at least one resister gets each class) against the number of resisters (exact)."""
-    fig, ax = _axes(ax)
-    table = resisters_table(spec, resisters)
-    for lab in LABELS:
-        # dashed catastrophes: at equal skill they coincide with the criticals
-        ls = "--" if "catastrophe" in lab else "-"
-        ax.plot(table.index, table[lab], marker="o", ls=ls, label=lab.replace("_", " "))
-    base = _as_spell(spec)
-    ax.set(
-        xlabel="resisters",
-        ylabel="P(at least one resister)",
-        title=f"Resisting a spell: skill {base.skill} vs resistance {base.resistance} (exact)",
-    )
-    ax.legend(fontsize="small")
-    return fig
-
-
-def plot_combat(spec: CritsCatsSpec, *, ax=None):
-    """Damage dealt and backlash taken per attack (exact), with their expectations."""
-    fig, ax = _axes(ax, ncols=2, width=11)
-    r = exact(_as_combat(spec))
-    for a, name, color in ((ax[0], "damage", "C0"), (ax[1], "backlash", "C3")):
-        d = r.distributions[name]
-        a.bar(d.values, d.probs, color=color)
-        a.set(
-            xlabel=name,
-            ylabel="probability per attack",
-            title=f"{name}: mean {d.mean:.3f} (exact)",
-        )
-    fig.suptitle(f"Attack {r.params['damage']} vs protection {r.params['protection']} (exact)")
-    return fig
-
-
-# -- benchmark ------------------------------------------------------------------------------
-BENCH_SPEC = dict(skill=5, opposing_skill=2)
-
-
-def _numpy_versus(trials: int, chunk: int = 1 << 20, seed: int = 0) -> np.ndarray:
-    """An idiomatic vectorised NumPy version of the same versus challenge: class counts."""
-    rng = np.random.default_rng(seed)
-    counts = np.zeros(len(LABELS), dtype=np.int64)
-    for start in range(0, trials, chunk):
-        n = min(chunk, trials - start)
-        initiator = rng.integers(1, 21, n)
-        responder = rng.integers(1, 21, n)
-        counts += np.bincount(versus_classes(initiator, responder, **BENCH_SPEC), minlength=len(LABELS))
-    return counts
-
-
-def _icepool_versus() -> object:
-    """The same versus challenge's class distribution in icepool (the exact-engine ratio)."""
-    import icepool
-
-    def kind(natural: int) -> int:
-        return 1 if natural == 20 else (-1 if natural == 1 else 0)
-
-    def initiator_class(initiator: int, responder: int) -> int:
-        pull = kind(initiator) - kind(responder)
-        margin = initiator + BENCH_SPEC["skill"] - responder - BENCH_SPEC["opposing_skill"]
-        if pull > 0:
-            return k.MAJOR_CRITICAL if margin >= 20 else k.MINOR_CRITICAL
-        if pull < 0:
-            return k.MAJOR_CATASTROPHE if -margin >= 20 else k.MINOR_CATASTROPHE
-        return k.SUCCESS if margin > 0 else k.FAILURE
-
-    return icepool.map(initiator_class, icepool.d20, icepool.d20).probabilities()
-
-
-def bench_cases() -> list[BenchCase]:
-    spec = CritsCatsSpec(**BENCH_SPEC)
-    return [
-        BenchCase(
-            name="crits-cats versus (skill 5 vs 2)",
-            critlab=simulating(simulate, spec),
-            numpy=_numpy_versus,
-            exact=lambda: exact(spec),
-            icepool=_icepool_versus,
-        )
-    ]
+    return metrics
 
 
 SYSTEM = RuleSystem(
@@ -685,13 +398,15 @@ SYSTEM = RuleSystem(
     title="Criticals and catastrophes",
     spec=CritsCatsSpec,
     exact=exact,
-    legacy_simulate=simulate,
-    legacy_plots={
-        "versus_extremes": plot_versus_extremes,
-        "challenge_extremes": plot_challenge_extremes,
-        "casting_cost": plot_casting_cost,
-        "resisters": plot_resisters,
-        "combat": plot_combat,
-    },
-    legacy_bench=bench_cases,
+    simulator=Simulator(
+        block=k.block,
+        outcomes=lambda spec: k.Outcome,
+        args=kernel_args,
+        metrics=simulated_metrics,
+        hists=k.Hist,
+        counters=k.Counter,
+    ),
+    views="critlab.analysis.views.crits_cats",
+    bench="benchmarks.crits_cats",
 )
+simulate = SYSTEM.simulate
