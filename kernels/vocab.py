@@ -25,6 +25,22 @@ def vocabulary(name: str, names: str, *, module: str | None = None) -> type[IntE
     return enum
 
 
+def spelled(name: str, labels: tuple[str, ...], *, module: str | None = None) -> type[IntEnum]:
+    """A vocabulary of labels a user writes (a wound ladder's level names, in any case):
+    members ``L0, L1, ...`` by position, and :func:`words` gives ``labels`` as written.
+
+    >>> words(spelled("Wound", ("none", "Graze")))
+    ('none', 'Graze')
+    """
+    enum = vocabulary(name, " ".join(f"l{i}" for i in range(len(labels))), module=module)
+    enum._spelled_ = tuple(labels)
+    return enum
+
+
 def words(enum: type[IntEnum]) -> tuple[str, ...]:
-    """The vocabulary's names in index order, lower case, as results and JSON spell them."""
+    """The vocabulary's names in index order, lower case, as results and JSON spell them
+    (a :func:`spelled` vocabulary's labels as written)."""
+    written = enum.__dict__.get("_spelled_")
+    if written is not None:
+        return written
     return tuple(m.name.lower() for m in sorted(enum, key=int))

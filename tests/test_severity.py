@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from benchmarks import severity as bench
 from critlab.analysis.cli import main
 from critlab.analysis.spec import SpecError
 from critlab.analysis.sweep import sweep
@@ -25,6 +26,7 @@ from critlab.analysis.systems.severity import (
     wound_level,
 )
 from critlab.analysis.validate import validate
+from critlab.analysis.views import severity as views
 
 # Significance for MC-vs-exact checks: fixed seeds make each verdict reproducible, and at
 # 1e-3 a real bias of a few percent in any label at these trial counts is still caught.
@@ -235,15 +237,15 @@ def test_extreme_skill_gap():
 def test_icepool_agrees_on_the_bench_margins():
     pytest.importorskip("icepool")
     for mode in ("lethal", "stable"):
-        theirs = sev._icepool_margin(mode)
-        ours = exact(SeveritySpec(mode=mode, **sev.BENCH_SKILLS)).distributions["margin"]
+        theirs = bench._icepool_margin(mode)
+        ours = exact(SeveritySpec(mode=mode, **bench.BENCH_SKILLS)).distributions["margin"]
         worst = max(abs(float(theirs.probability(v)) - ours.pmf(v)) for v in range(ours.min, ours.max + 1))
         assert worst < 1e-12
 
 
 def test_numpy_bench_agrees_with_exact():
-    counts = sev._numpy_contest(200_000, "stable", chunk=50_000, seed=3)
-    p = exact(SeveritySpec(mode="stable", **sev.BENCH_SKILLS)).probs
+    counts = bench._numpy_contest(200_000, "stable", chunk=50_000, seed=3)
+    p = exact(SeveritySpec(mode="stable", **bench.BENCH_SKILLS)).probs
     z = (counts / counts.sum() - p) / np.sqrt(p * (1 - p) / counts.sum())
     assert np.abs(z).max() < Z_LIMIT
 
@@ -347,7 +349,7 @@ def test_sweep_over_sm_and_armor():
 
 
 def test_wound_table_is_tidy():
-    t = sev.wound_table(SeveritySpec(defender_skill=2), sms=(0, 3), armors=(0, 2))
+    t = views.wound_table(SeveritySpec(defender_skill=2), sms=(0, 3), armors=(0, 2))
     assert list(t.columns) == [
         "mode", "skill_gap", "attacker_skill", "defender_skill", "sm", "armor", "wound", "probability"
     ]  # fmt: skip
@@ -356,11 +358,11 @@ def test_wound_table_is_tidy():
 
 
 def test_mismatch_and_calling_tables():
-    t = sev.mismatch_table(SeveritySpec(), gaps=range(-10, 11, 5))
+    t = views.mismatch_table(SeveritySpec(), gaps=range(-10, 11, 5))
     for mode in MODES:
         p = t[t["mode"] == mode].p_top
         assert p.is_monotonic_increasing and (p > 0).all()  # a dagger can kill, more often when better
-    c = sev.calling_table(SeveritySpec(attacker_skill=3))
+    c = views.calling_table(SeveritySpec(attacker_skill=3))
     assert c.calling_sm.tolist() == [0] * 5 + [1] * 5 + [2] * 5 + [3] * 5
     assert c.mort.is_monotonic_increasing
 
