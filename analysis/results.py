@@ -10,10 +10,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported where a frame is made: start-up stays fast
+    import pandas as pd
 
 from critlab.analysis.dist import Dist
 from critlab.analysis.tally import Tally
@@ -66,6 +68,8 @@ class ExactResult:
 
     def to_frame(self) -> pd.DataFrame:
         """Outcome probabilities as a tidy DataFrame (``outcome``, ``probability``)."""
+        import pandas as pd
+
         return pd.DataFrame({"outcome": list(self.labels), "probability": np.asarray(self.probs, float)})
 
 

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-from scipy import stats
+
+if TYPE_CHECKING:  # pandas and scipy are imported where used: start-up stays fast
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,8 @@ class Tally:
     def wilson(self, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
         """Wilson score intervals (lower, upper) for each label's probability; unlike
         ``p ± z·se`` they stay inside [0, 1] and are honest for rare outcomes."""
+        from scipy import stats
+
         z = stats.norm.ppf(0.5 + confidence / 2)
         n, p = self.trials, self.frequencies
         centre = (p + z * z / (2 * n)) / (1 + z * z / n)
@@ -122,6 +126,8 @@ class Tally:
     def to_frame(self, confidence: float = 0.95) -> pd.DataFrame:
         """A tidy DataFrame: one row per outcome label with count, frequency, se and interval."""
         lo, hi = self.wilson(confidence)
+        import pandas as pd
+
         return pd.DataFrame(
             {
                 "outcome": list(self.labels),
