@@ -1,23 +1,36 @@
-"""Block simulator for ``crit-range`` (CRIT and CRITFAIL ranges; RULES.md, seed 001).
+"""Kernel for ``crit-range`` (CRIT and CRITFAIL ranges on a d20).
 
 Each trial rolls the d20 and, on a hit or a CRIT, the damage dice and the CRIT dice one
 die at a time (every CRIT die explodes on its maximum, without limit), then applies DT
-and DR in integer arithmetic, as a table would.
+and DR in integer arithmetic, as a table would. :func:`trial` is one attack or test (a
+label and its damage); :func:`block` tallies ``n`` of them.
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 from critlab.kernels.bins import add_counter, add_label, add_value
 from critlab.kernels.dice import local_scratch, roll_floored
 from critlab.kernels.jit import kernel
 from critlab.kernels.rng import die, local_state
+from critlab.kernels.vocab import vocabulary
 
-# Outcome indices, in the order of critlab.analysis.systems.crit_range's labels (both modes:
-# critfail, miss/failure, hit/success, crit).
-CRITFAIL, MISS, HIT, CRIT = 0, 1, 2, 3
-# histograms and counters, in the layout's order (attack mode only)
-H_DAMAGE, H_CRIT_BONUS = 0, 1
-C_DAMAGE_SUM = 0
+# Both modes count under the same four indices: critfail, miss/failure, hit/success, crit.
+AttackOutcome = vocabulary("AttackOutcome", "critfail miss hit crit", module=__name__)
+TestOutcome = vocabulary("TestOutcome", "critfail failure success crit", module=__name__)
+Mode = vocabulary("Mode", "attack test", module=__name__)
+Hist = vocabulary("Hist", "damage crit_bonus", module=__name__)
+Counter = vocabulary("Counter", "damage_sum", module=__name__)
+
+Args = namedtuple(
+    "Args",
+    "attack bonus target crit_from critfail_to dmg_terms dmg_const crit_terms crit_const dt keep den x_max",
+)
+"""The kernel's arguments, built by :mod:`critlab.analysis.systems.crit_range` from a spec:
+``bonus`` / ``target`` are attack_bonus / evasion (or bonus / difficulty); naturals
+``>= crit_from`` are CRITs and ``<= critfail_to`` CRITFAILs; ``keep / den`` is 1 − DR
+(see :func:`scale_floor`)."""
 
 
 @kernel(inline="always")
@@ -49,56 +62,40 @@ def scale_floor(x, keep, den, x_max):
     return quotient
 
 
-@kernel
-def block(
-    s,
-    n,
-    out,
-    layout,
-    attack,
-    bonus,
-    target,
-    crit_from,
-    critfail_to,
-    dmg_terms,
-    dmg_const,
-    crit_terms,
-    crit_const,
-    dt,
-    keep,
-    den,
-    x_max,
-):
-    """Simulate ``n`` attacks (or skill tests when ``attack`` is false) into ``out``.
+@kernel(inline="always")
+def trial(s, a, scratch):
+    """One attack (or skill test when ``a.attack`` is false): ``(label, damage, crit_bonus)``."""
+    natural = die(s, 20)
+    damage = 0
+    crit_bonus = 0
+    if natural <= a.critfail_to:
+        label = AttackOutcome.CRITFAIL
+    elif natural >= a.crit_from:
+        label = AttackOutcome.CRIT
+        if a.attack:
+            # each damage roll is floored at 0 before DT; CRIT dice come after DT
+            after_dt = max(0, roll_floored(s, a.dmg_terms, a.dmg_const, scratch) - a.dt)
+            crit_bonus = roll_floored(s, a.crit_terms, a.crit_const, scratch)
+            damage = scale_floor(after_dt + crit_bonus, a.keep, a.den, a.x_max)
+    elif natural + a.bonus >= a.target:
+        label = AttackOutcome.HIT
+        if a.attack:
+            after_dt = max(0, roll_floored(s, a.dmg_terms, a.dmg_const, scratch) - a.dt)
+            damage = scale_floor(after_dt, a.keep, a.den, a.x_max)
+    else:
+        label = AttackOutcome.MISS
+    return label, damage, crit_bonus
 
-    ``bonus`` / ``target`` are attack_bonus / evasion (or bonus / difficulty); naturals
-    ``>= crit_from`` are CRITs and ``<= critfail_to`` CRITFAILs; ``keep / den`` is 1 − DR
-    (see :func:`scale_floor`). See :mod:`critlab.kernels.bins` for the layout.
-    """
+
+@kernel
+def block(s, n, out, layout, a):
+    """Tally ``n`` trials into ``out`` (see :mod:`critlab.kernels.bins` for the layout)."""
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     scratch = local_scratch()
     for _ in range(n):
-        natural = die(s, 20)
-        damage = 0
-        crit_bonus = 0
-        if natural <= critfail_to:
-            label = CRITFAIL
-        elif natural >= crit_from:
-            label = CRIT
-            if attack:
-                # each damage roll is floored at 0 before DT; CRIT dice come after DT
-                after_dt = max(0, roll_floored(s, dmg_terms, dmg_const, scratch) - dt)
-                crit_bonus = roll_floored(s, crit_terms, crit_const, scratch)
-                damage = scale_floor(after_dt + crit_bonus, keep, den, x_max)
-        elif natural + bonus >= target:
-            label = HIT
-            if attack:
-                after_dt = max(0, roll_floored(s, dmg_terms, dmg_const, scratch) - dt)
-                damage = scale_floor(after_dt, keep, den, x_max)
-        else:
-            label = MISS
+        label, damage, crit_bonus = trial(s, a, scratch)
         add_label(out, label)
-        if attack:
-            add_value(out, layout, H_DAMAGE, damage)
-            add_value(out, layout, H_CRIT_BONUS, crit_bonus)
-            add_counter(out, layout, C_DAMAGE_SUM, damage)
+        if a.attack:
+            add_value(out, layout, Hist.DAMAGE, damage)
+            add_value(out, layout, Hist.CRIT_BONUS, crit_bonus)
+            add_counter(out, layout, Counter.DAMAGE_SUM, damage)

@@ -19,17 +19,19 @@ from critlab.analysis.systems.crit_range import (
     TEST_LABELS,
     CritRangeSpec,
     attacks_to_break,
-    bonus_equivalent_table,
     crit_bonus_roll,
     exact,
-    heatmap_table,
-    plot_bonus_equivalent,
-    plot_heatmap,
     reduce_by_dr,
     simulate,
     weapon_damage,
 )
 from critlab.analysis.validate import validate
+from critlab.analysis.views.crit_range import (
+    bonus_equivalent_table,
+    heatmap_table,
+    plot_bonus_equivalent,
+    plot_heatmap,
+)
 from critlab.kernels.crit_range import scale_floor
 
 # Significance for MC-vs-exact checks: fixed seeds make each verdict reproducible, and at

@@ -1,0 +1,158 @@
+"""Design views of ``crit-range``: what crit range is worth, by Evasion and in attack bonus."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from critlab.analysis.spec import SpecError
+from critlab.analysis.systems.crit_range import CritRangeSpec, exact
+
+
+def _require_attack(spec: CritRangeSpec) -> None:
+    if spec.mode != "attack":
+        raise SpecError("mode", spec.mode, "damage plots need mode attack")
+
+
+def _heatmap_grid(spec: CritRangeSpec, crit_ranges, evasions) -> pd.DataFrame:
+    from critlab.analysis.sweep import sweep
+
+    _require_attack(spec)
+    return sweep(spec, crit_range=list(crit_ranges), evasion=list(evasions))
+
+
+def _pivot(grid: pd.DataFrame, quantity: str) -> pd.DataFrame:
+    rows = grid[grid.name == quantity]
+    if rows.empty:
+        raise SpecError("quantity", quantity, "must be a metric or an outcome label of crit-range")
+    return rows.pivot(index="crit_range", columns="evasion", values="exact")
+
+
+def heatmap_table(
+    spec: CritRangeSpec,
+    *,
+    quantity: str = "expected_damage",
+    crit_ranges=range(1, 6),
+    evasions=range(5, 26),
+) -> pd.DataFrame:
+    """Exact ``quantity`` (a metric such as ``expected_damage`` or ``p_crit``, or an
+    outcome label) by crit_range (rows) and evasion (columns) for ``spec``'s weapon.
+
+    >>> t = heatmap_table(CritRangeSpec(attack_bonus=3, evasion=11), crit_ranges=[1, 2], evasions=[30])
+    >>> t.round(4).to_dict()                       # only CRITs hit: 1d10 + 1d6!, 5.5 + 4.2
+    {30: {1: 0.485, 2: 0.97}}
+    """
+    return _pivot(_heatmap_grid(spec, crit_ranges, evasions), quantity)
+
+
+def plot_heatmap(spec: CritRangeSpec, *, crit_ranges=range(1, 6), evasions=range(5, 26), ax=None):
+    """Heatmaps of expected damage and of P(hit or CRIT) by crit_range × evasion (exact);
+    ``ax`` is a pair of axes (the CRIT rate itself is in :func:`heatmap_table`)."""
+    import matplotlib.pyplot as plt
+
+    grid = _heatmap_grid(spec, crit_ranges, evasions)
+    if ax is None:
+        fig, ax = plt.subplots(1, 2, figsize=(12, 3.8), constrained_layout=True)
+    else:
+        fig = ax[0].figure
+    # The CRIT rate alone is crit_range / 20 at every evasion; what moves with evasion
+    # is how much of the damage the CRITs bring, so the second panel shows P(hit or CRIT).
+    panels = (
+        (_pivot(grid, "expected_damage"), "expected damage per attack", "viridis"),
+        (_pivot(grid, "hit") + _pivot(grid, "crit"), "P(hit or CRIT)", "magma"),
+    )
+    weapon = f"{spec.attack_bonus:+d}, {spec.damage} + {spec.crit_dice_expr}"
+    for a, (t, what, cmap) in zip(ax, panels, strict=True):
+        mesh = a.pcolormesh(t.columns, t.index, t.values, cmap=cmap, shading="nearest")
+        fig.colorbar(mesh, ax=a, label=what)
+        a.set_yticks(list(t.index))
+        a.set(xlabel="evasion", ylabel="crit range", title=f"{what[0].upper()}{what[1:]}, {weapon} (exact)")
+    return fig
+
+
+def _inverse(bonuses: np.ndarray, damage: np.ndarray, target: float) -> float:
+    """The least (linearly interpolated) bonus whose expected damage reaches ``target``
+    on a non-decreasing curve; NaN when none does."""
+    tol = 1e-12 * max(1.0, abs(target))
+    if target > damage[-1] + tol:
+        return float("nan")
+    i = int(np.argmax(damage >= target - tol))
+    if i == 0 or damage[i] - target <= tol:
+        return float(bonuses[i])
+    frac = (target - damage[i - 1]) / (damage[i] - damage[i - 1])
+    return float(bonuses[i - 1] + frac * (bonuses[i] - bonuses[i - 1]))
+
+
+def bonus_equivalent_table(spec: CritRangeSpec, *, crit_ranges=range(1, 6), evasions=None) -> pd.DataFrame:
+    """How much CRIT range is worth in flat attack bonus (exact).
+
+    For each evasion (default: ``spec``'s) and crit_range, ``equivalent_attack_bonus``
+    is the attack bonus that gives the same expected damage at crit_range 1,
+    interpolated linearly between whole bonuses (NaN where no flat bonus reaches it),
+    and ``bonus_worth`` is that less the equivalent of ``spec``'s own attack bonus at
+    crit_range 1 (the attack bonus itself wherever damage still rises with bonus).
+
+    >>> t = bonus_equivalent_table(CritRangeSpec(attack_bonus=3, evasion=11), crit_ranges=[1, 2])
+    >>> t.round(3)[["crit_range", "bonus_worth"]].values.tolist()
+    [[1.0, 0.0], [2.0, 0.764]]
+    """
+    from critlab.analysis.sweep import sweep
+
+    _require_attack(spec)
+    evasions = [spec.evasion] if evasions is None else list(evasions)
+    rows = []
+    for ev in evasions:
+        # crit_range 1's damage rises with bonus from "only CRITs hit" (need 20) to
+        # "every non-CRITFAIL natural hits"; beyond either end it is flat.
+        lo, hi = max(-1000, ev - 20), min(1000, max(ev - 20, ev - spec.critfail_range - 1))
+        curve = sweep(spec.replace(crit_range=1, evasion=ev), attack_bonus=range(lo, hi + 1))
+        curve = curve[curve.name == "expected_damage"]
+        bonuses, damage = curve.attack_bonus.to_numpy(float), curve.exact.to_numpy()
+        own = float(exact(spec.replace(crit_range=1, evasion=ev)).metrics["expected_damage"])
+        reference = _inverse(bonuses, damage, own)
+        at = sweep(spec.replace(evasion=ev), crit_range=list(crit_ranges))
+        at = at[at.name == "expected_damage"]
+        for r, target in zip(at.crit_range, at.exact, strict=True):
+            equivalent = _inverse(bonuses, damage, float(target))
+            rows.append(
+                {
+                    "evasion": ev,
+                    "crit_range": int(r),
+                    "expected_damage": float(target),
+                    "equivalent_attack_bonus": equivalent,
+                    "bonus_worth": equivalent - reference,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def plot_bonus_equivalent(spec: CritRangeSpec, *, crit_ranges=range(1, 6), evasions=None, ax=None):
+    """Flat attack bonus that each crit range is worth, one line per evasion (exact)."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
+    else:
+        fig = ax.figure
+    if evasions is None:
+        evasions = [spec.evasion - 4, spec.evasion, spec.evasion + 4]
+    t = bonus_equivalent_table(spec, crit_ranges=crit_ranges, evasions=evasions)
+    weapon = spec.crit_dice_expr
+    # Lines often coincide (the worth is the same wherever every step stays on the d20),
+    # so each gets its own marker size and dash to stay visible.
+    styles = [("o", 9, "-"), ("s", 6, "--"), ("^", 4, ":")]
+    for i, (ev, part) in enumerate(t.groupby("evasion")):
+        marker, size, dash = styles[i % len(styles)]
+        ax.plot(part.crit_range, part.bonus_worth, marker=marker, ms=size, ls=dash, label=f"evasion {ev}")
+    ax.axhline(0, color="grey", lw=0.5)
+    ax.set_xticks(list(crit_ranges))
+    ax.set(
+        xlabel="crit range",
+        ylabel="equivalent flat attack bonus at crit range 1",
+        title=f"CRIT range as attack bonus, {spec.attack_bonus:+d}, {spec.damage} + {weapon} (exact)",
+    )
+    ax.legend()
+    return fig
+
+
+PLOTS = {"heatmap": plot_heatmap, "bonus_equivalent": plot_bonus_equivalent}
