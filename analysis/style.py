@@ -1,0 +1,149 @@
+"""One plotting style for the project: reports, notebooks and every ``plot_*`` use it.
+
+- **Semantic colours** for outcome labels: bad outcomes warm, good ones cool, neutral
+  grey, so ``failure`` is never green and ``success`` never red.
+- **Ordered palettes** for ordinal labels (a wound ladder, outcome classes from worst to
+  best): one sequential colour map, light to dark, so order reads as order.
+- **A colour-blind-safe qualitative palette** (Okabe & Ito) for variants (weapons,
+  skills, roll modes).
+- **Human axis labels** from the parameters' declarations (``target_ac`` → "target AC").
+- **Legends that never clip**: :func:`legend_outside` places a legend beside the axes
+  and lets constrained layout make room; :func:`legend_inside_figure` checks it.
+
+>>> outcome_colors(("failure", "success"))["failure"] != outcome_colors(("failure", "success"))["success"]
+True
+>>> axis_label("expected_damage")
+'expected damage'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+# Okabe & Ito (2008), the palette most used for colour-blind-safe categorical plots.
+QUALITATIVE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+NEUTRAL = "#9a9a9a"
+ORDERED_CMAP = "viridis"
+
+# Words that make a label good or bad, and how strongly (-2 worst .. +2 best).
+_BAD = {
+    "major_catastrophe": -2,
+    "critfail": -2,
+    "fumble": -2,
+    "minor_catastrophe": -1,
+    "failure": -1,
+    "miss": -1,
+    "attack_failed": -1,
+    "resisted": -1,
+    "undecided": 0,
+    "tie": 0,
+    "natural20_reduced": 0,
+    "fumble_reroll_hit": 1,
+    "success": 1,
+    "hit": 1,
+    "affected": 1,
+    "defeated": 1,
+    "minor_critical": 2,
+    "crit": 2,
+    "critical_hit": 2,
+    "major_critical": 2,
+    "raise": 2,
+}
+_WARM = {-2: "#B2182B", -1: "#EF8A62"}
+_COOL = {1: "#67A9CF", 2: "#2166AC"}
+
+# Axis labels that are not just the name with spaces.
+_LABELS = {
+    "target_ac": "target AC",
+    "thac0": "THAC0",
+    "dt": "damage threshold (DT)",
+    "dr": "damage resistance (DR)",
+    "sm": "severity modifier (SM)",
+    "hp": "hit points",
+    "expected_damage": "expected damage",
+    "mean_rounds": "mean rounds to defeat",
+}
+
+
+def outcome_colors(labels: Sequence[str]) -> dict[str, str]:
+    """A colour per outcome label: warm for bad, cool for good, grey for neutral or
+    unknown labels (those get the qualitative palette if none is known at all)."""
+    known = [lab for lab in labels if lab in _BAD]
+    if not known:
+        return {lab: QUALITATIVE[i % len(QUALITATIVE)] for i, lab in enumerate(labels)}
+    out = {}
+    for lab in labels:
+        score = _BAD.get(lab)
+        out[lab] = NEUTRAL if not score else (_WARM if score < 0 else _COOL)[score]
+    return out
+
+
+def ordered_colors(labels: Sequence[str], cmap: str = ORDERED_CMAP) -> dict[str, Any]:
+    """Colours for ordinal labels in their order (first light, last dark)."""
+    import matplotlib
+
+    colormap = matplotlib.colormaps[cmap]
+    n = max(1, len(labels) - 1)
+    # 0.9 → 0.1 on viridis: yellow (mild) to dark violet (severe)
+    return {lab: colormap(0.9 - 0.8 * i / n) for i, lab in enumerate(labels)}
+
+
+def variant_colors(variants: Sequence[Any]) -> dict[Any, str]:
+    """Colour-blind-safe colours for a few variants (weapons, skills, roll modes)."""
+    return {v: QUALITATIVE[i % len(QUALITATIVE)] for i, v in enumerate(variants)}
+
+
+def axis_label(name: str, spec_cls: Any = None) -> str:
+    """A human axis label for a parameter, metric or quantity name (from the spec's
+    parameter declaration when it has a ``label``), with its unit when declared."""
+    decl = None
+    if spec_cls is not None:
+        from critlab.analysis.params import declared
+
+        decl = declared(spec_cls).get(name)
+    text = (
+        (decl.label if decl is not None and decl.label else None)
+        or _LABELS.get(name)
+        or name.replace("_", " ")
+    )
+    if decl is not None and decl.unit:
+        text += f" ({decl.unit})"
+    return text
+
+
+def legend_outside(ax: Any, **kwargs: Any) -> Any:
+    """A legend to the right of ``ax``, outside the plotting area; with a figure made
+    with ``layout="constrained"`` the figure grows room for it, so it never clips."""
+    kwargs.setdefault("loc", "center left")
+    kwargs.setdefault("bbox_to_anchor", (1.02, 0.5))
+    kwargs.setdefault("fontsize", "small")
+    kwargs.setdefault("frameon", False)
+    return ax.legend(**kwargs)
+
+
+def legend_inside_figure(fig: Any) -> bool:
+    """Whether every legend of ``fig`` lies inside the figure once drawn (a clipped
+    legend is one whose box leaves the canvas)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    width, height = fig.bbox.width, fig.bbox.height
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
+    for legend in legends:
+        if legend is None:
+            continue
+        box = legend.get_window_extent(renderer)
+        if box.x0 < -1 or box.y0 < -1 or box.x1 > width + 1 or box.y1 > height + 1:
+            return False
+    return True
+
+
+def uses_default_cycle(ax: Any) -> bool:
+    """Whether any line or bar of ``ax`` is drawn in matplotlib's default colour cycle
+    (the check that ordered and good/bad outcomes never are)."""
+    from matplotlib import colors as mcolors
+
+    default = {mcolors.to_hex(c) for c in ("C0", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9")}
+    drawn = [line.get_color() for line in ax.get_lines()]
+    drawn += [patch.get_facecolor() for patch in ax.patches]
+    return any(mcolors.to_hex(c) in default for c in drawn)
