@@ -1,0 +1,314 @@
+"""Tuning: which parameter values bring an exact quantity nearest a target.
+
+:func:`tune` computes every point of a grid with the exact engine (integer parameters
+over ranges, choice parameters over lists; lexicographic, the first parameter varying
+slowest), skips and counts the points the rules refuse or whose quantity is null, and
+returns the ``top`` points nearest the target, nearest first, ties in grid order
+(``|error|`` values within 1e-12 of each other are ties)::
+
+    critlab tune crit-range --vary crit_range=0..10 --target crit=0.08 --attack-bonus 5 --evasion 14
+
+>>> from critlab.analysis.systems import get_system
+>>> spec = get_system("crit-range").make_spec(attack_bonus=5, evasion=14)
+>>> df = tune(spec, vary={"crit_range": range(0, 11)}, target=("crit", 0.08), top=3)
+>>> [(r.crit_range, round(r.value, 12), round(r.error, 12)) for r in df.itertuples()]
+[(2, 0.1, 0.02), (1, 0.05, -0.03), (3, 0.15, 0.07)]
+>>> df.attrs["skipped"]
+0
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import typing
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from critlab.analysis.params import Bool, Choice, Int, declared
+from critlab.analysis.quantity import Quantity, QuantityError, fight_params_of, snake, split_fight
+from critlab.analysis.spec import Spec, SpecError, field_types
+from critlab.analysis.systems import get_system
+
+# Larger grids are almost surely a typo in a range; refused before any work.
+MAX_GRID = 10**5
+# The progress bar advances once per this many points (a bar update costs more than a point).
+_BAR_STEP = 250
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One varied parameter and its values, in grid order."""
+
+    name: str
+    values: tuple[Any, ...]
+    fight: bool = False
+
+
+# -- parameter kinds ------------------------------------------------------------------------
+def param_kind(system: Any, name: str) -> tuple[str, tuple[Any, ...] | None]:
+    """``(kind, allowed)`` of a parameter: ``("int", (lo, hi) or None)``,
+    ``("choice", choices)``, ``("bool", (True, False))`` or ``("other", None)`` (dice,
+    numbers, text). Fight parameters are integers.
+
+    >>> from critlab.analysis.systems import get_system
+    >>> param_kind(get_system("thac0"), "crit_option")
+    ('choice', ('double', 'max', 'severity'))
+    """
+    if name in fight_params_of(system):
+        return "int", None
+    decl = declared(system.spec).get(name)
+    if decl is not None:
+        if isinstance(decl.kind, Int):
+            return "int", (decl.kind.lo, decl.kind.hi)
+        if isinstance(decl.kind, Choice):
+            return "choice", decl.kind.choices
+        if isinstance(decl.kind, Bool):
+            return "bool", (True, False)
+        return "other", None
+    base, _ = field_types(system.spec)[name]
+    if base is bool:
+        return "bool", (True, False)
+    if base is int:
+        return "int", None
+    hint = typing.get_type_hints(system.spec)[name]
+    for arg in (hint, *typing.get_args(hint)):
+        if typing.get_origin(arg) is typing.Literal:
+            return "choice", tuple(typing.get_args(arg))
+    return "other", None
+
+
+def _known(system: Any) -> tuple[str, ...]:
+    return (*(f.name for f in dataclasses.fields(system.spec)), *fight_params_of(system))
+
+
+def check_axes(system: Any, params: Mapping[str, Any], vary: Mapping[str, Iterable[Any]]) -> list[Axis]:
+    """The grid's axes, checked: known parameters, values of the right kind, each used.
+
+    Raises :class:`SpecError` naming the parameter and what is allowed.
+    """
+    known = _known(system)
+    fights = fight_params_of(system)
+    axes = []
+    for raw, values in vary.items():
+        name = snake(raw)
+        if name not in known:
+            raise SpecError(name, values, f"is not a parameter of {system.name}; known: {', '.join(known)}")
+        if any(a.name == name for a in axes):
+            raise SpecError(name, values, "is varied twice")
+        vals = tuple(values)
+        if not vals:
+            raise SpecError(name, "(no values)", "needs at least one value to vary over (LO <= HI)")
+        kind, allowed = param_kind(system, name)
+        for v in vals:
+            if kind == "int" and (isinstance(v, bool) or not isinstance(v, (int, np.integer))):
+                raise SpecError(name, v, "must be varied over integers, e.g. LO..HI")
+            if kind in ("choice", "bool") and v not in allowed:
+                shown = ", ".join(str(a).lower() if isinstance(a, bool) else str(a) for a in allowed)
+                raise SpecError(name, v, f"must be one of {shown}")
+        if len(set(map(repr, vals))) != len(vals):
+            raise SpecError(name, vals, "has a value twice")
+        vals = tuple(int(v) for v in vals) if kind == "int" else vals
+        axes.append(Axis(name, vals, fight=name in fights))
+    if any(a.fight for a in axes) and "hp" not in params and not any(a.name == "hp" for a in axes):
+        first = next(a for a in axes if a.fight)
+        raise SpecError(first.name, first.values[0], "is a fight parameter: give hp as well (or vary it)")
+    for axis in axes:
+        if not axis.fight:
+            _check_used(system, params, axes, axis)
+    return axes
+
+
+def _check_used(system: Any, params: Mapping[str, Any], axes: list[Axis], axis: Axis) -> None:
+    """A varied parameter must be used at some point of the grid: it is tried with every
+    combination of the other varied words (modes), the rest at their first values."""
+    words = [a for a in axes if a is not axis and not a.fight and param_kind(system, a.name)[0] != "int"]
+    firsts = {a.name: a.values[0] for a in axes if not a.fight}
+    spec_params = {k: v for k, v in params.items() if k not in fight_params_of(system)}
+    built = None
+    for combo in itertools.islice(itertools.product(*(a.values for a in words)), 256):
+        try:
+            spec = system.spec(
+                **{**spec_params, **firsts, **dict(zip([a.name for a in words], combo, strict=True))}
+            )
+        except (SpecError, ValueError, TypeError):
+            continue
+        built = spec
+        if axis.name not in spec.unused():
+            return
+    if built is not None:
+        decl = declared(system.spec).get(axis.name)
+        where = decl.describe_when() if decl is not None and decl.when else "it is null with these parameters"
+        raise SpecError(axis.name, axis.values[0], f"is not used in this mode ({where}); vary one it uses")
+
+
+# -- the grid -------------------------------------------------------------------------------
+def tune_params(
+    system: Any,
+    params: Mapping[str, Any],
+    *,
+    vary: Mapping[str, Iterable[Any]],
+    target: tuple[str, float],
+    top: int = 5,
+    progress: bool | None = None,
+) -> pd.DataFrame:
+    """:func:`tune` from plain parameters (the command line's): ``params`` need not make
+    a valid spec by themselves (a required parameter may be varied); fight parameters
+    (``hp``, ...) among them or in ``vary`` make the fight's quantities available."""
+    quantity, goal = target
+    q = Quantity(system, quantity)
+    if isinstance(goal, bool) or not isinstance(goal, (int, float)) or not math.isfinite(goal):
+        raise SpecError("target", goal, "must be a finite number")
+    goal = float(goal)
+    if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= MAX_GRID:
+        raise SpecError("top", top, f"must be an integer in 1..{MAX_GRID}")
+    params = {snake(k): v for k, v in params.items()}
+    known = _known(system)
+    for name in params:
+        if name not in known:
+            raise SpecError(
+                name, params[name], f"is not a parameter of {system.name}; known: {', '.join(known)}"
+            )
+    axes = check_axes(system, params, vary)
+    shape = tuple(len(a.values) for a in axes)
+    n = math.prod(shape)
+    if n > MAX_GRID:
+        sizes = " × ".join(f"{len(a.values)} {a.name}" for a in axes)
+        raise SpecError("vary", sizes, f"makes {n:,} points; at most {MAX_GRID:,} (narrow a range)")
+    names = [a.name for a in axes]
+    spec_base, fight_base = split_fight(system, {k: v for k, v in params.items() if k not in names})
+    words_varied = any(not a.fight and param_kind(system, a.name)[0] != "int" for a in axes)
+
+    values = np.full(n, np.nan)
+    refused = null = 0
+    first_refusal: str | None = None
+    first_spec: Spec | None = None
+    is_fight = [a.fight for a in axes]
+    make, exact = system.spec, system.exact
+    from critlab.kernels.runner import _progress_bar
+
+    bar = _progress_bar(n, progress, f"tune {system.name}", unit="point")
+    try:
+        for i, combo in enumerate(itertools.product(*(a.values for a in axes))):
+            if bar is not None and i and i % _BAR_STEP == 0:
+                bar.update(_BAR_STEP)
+            kw = spec_base.copy()
+            fight = fight_base.copy() if fight_base or any(is_fight) else None
+            for name, v, f in zip(names, combo, is_fight, strict=True):
+                (fight if f else kw)[name] = v
+            try:
+                spec = make(**kw)
+                result = exact(spec)
+                fight_result = q.needs_fight(result, fight, spec)
+            except QuantityError:
+                raise
+            except ValueError as exc:  # SpecError included: the rules refuse this point
+                refused += 1
+                first_refusal = first_refusal or f"at {_where(names, combo)}: {exc}"
+                continue
+            try:
+                v = q.value_of(result, fight_result)
+            except QuantityError:
+                if not words_varied:  # the same labels at every point: a typo, not a mode
+                    raise
+                v = None
+            if v is None:
+                null += 1
+                continue
+            values[i] = v
+            first_spec = first_spec or spec
+    finally:
+        if bar is not None:
+            bar.close()
+
+    found = np.flatnonzero(~np.isnan(values))
+    key = np.round(np.abs(values[found] - goal), 12)  # differences below 1e-12 are ties
+    best = found[np.argsort(key, kind="stable")][:top]
+    coords = np.unravel_index(best, shape) if len(best) else [[] for _ in axes]
+    columns: dict[str, Any] = {a.name: [a.values[c] for c in coords[j]] for j, a in enumerate(axes)}
+    columns["value"] = values[best]
+    columns["error"] = values[best] - goal
+    df = pd.DataFrame(columns)
+    df.attrs.update(
+        system=system.name,
+        params=_fixed_params(system, params, first_spec, names),
+        fight={k: v for k, v in fight_base.items()},
+        target={"quantity": q.name, "value": goal},
+        points=n,
+        skipped=refused + null,
+        refused=refused,
+        null=null,
+        first_refusal=first_refusal,
+    )
+    return df
+
+
+def _where(names: list[str], combo: tuple[Any, ...]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in zip(names, combo, strict=True))
+
+
+def _fixed_params(system: Any, params: Mapping[str, Any], spec: Spec | None, varied: list[str]) -> dict:
+    """Every non-varied spec parameter as ``exact --json`` shows it (from the first point
+    computed; without one, as given or defaulted)."""
+    if spec is not None:
+        return {k: v for k, v in spec.params().items() if k not in varied}
+    out = {}
+    for f in dataclasses.fields(system.spec):
+        if f.name not in varied:
+            default = None if f.default is dataclasses.MISSING else f.default
+            out[f.name] = params.get(f.name, default)
+    return out
+
+
+def tune(
+    spec: Spec,
+    *,
+    vary: Mapping[str, Iterable[Any]],
+    target: tuple[str, float],
+    top: int = 5,
+    fight: Mapping[str, Any] | None = None,
+    progress: bool | None = None,
+) -> pd.DataFrame:
+    """The grid points whose exact quantity is nearest ``target``.
+
+    Parameters
+    ----------
+    spec
+        The spec every point starts from; each point replaces the varied parameters.
+    vary
+        Parameter name (snake or kebab case) -> values: integers (``range(0, 11)``) for
+        an integer parameter, words for a choice (``["normal", "advantage"]``). The grid
+        is every combination, the first parameter varying slowest; at most 10^5 points.
+    target
+        ``(quantity, value)``: an outcome label, labels joined by ``+``, or a metric
+        (see :mod:`critlab.analysis.quantity`).
+    top
+        How many points to return.
+    fight
+        ``hp`` (and optionally ``attacks_per_round``, ``max_rounds``): the fight's outcomes
+        and metrics become quantities, and these may be varied too.
+    progress
+        A progress bar: ``True`` always, ``False`` never, ``None`` on a terminal.
+
+    Returns
+    -------
+    DataFrame
+        One row per point, nearest first (ties in grid order): the varied parameters,
+        ``value`` and ``error`` (= value − target). ``attrs`` hold ``skipped`` (points
+        refused by the rules or with a null quantity; also ``refused`` and ``null``
+        apart), ``points`` (the grid's size), ``target``, ``params`` (the fixed
+        parameters) and ``first_refusal`` (why the first refused point was refused).
+    """
+    system = getattr(type(spec), "rule_system", None) or get_system(spec.system)
+    params = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)}
+    return tune_params(
+        system, {**params, **(fight or {})}, vary=vary, target=target, top=top, progress=progress
+    )
+
+
+__all__ = ["MAX_GRID", "Axis", "check_axes", "param_kind", "tune", "tune_params"]
