@@ -37,6 +37,7 @@ from critlab.analysis.systems import get_system
 
 # Larger grids are almost surely a typo in a range; refused before any work.
 MAX_GRID = 10**5
+DEFAULT_TOP = 5
 # The progress bar advances once per this many points (a bar update costs more than a point).
 _BAR_STEP = 250
 
@@ -83,7 +84,8 @@ def param_kind(system: Any, name: str) -> tuple[str, tuple[Any, ...] | None]:
     return "other", None
 
 
-def _known(system: Any) -> tuple[str, ...]:
+def known_params(system: Any) -> tuple[str, ...]:
+    """Every parameter a grid may vary: the spec's, then the fight's."""
     return (*(f.name for f in dataclasses.fields(system.spec)), *fight_params_of(system))
 
 
@@ -92,7 +94,7 @@ def check_axes(system: Any, params: Mapping[str, Any], vary: Mapping[str, Iterab
 
     Raises :class:`SpecError` naming the parameter and what is allowed.
     """
-    known = _known(system)
+    known = known_params(system)
     fights = fight_params_of(system)
     axes = []
     for raw, values in vary.items():
@@ -154,7 +156,7 @@ def tune_params(
     *,
     vary: Mapping[str, Iterable[Any]],
     target: tuple[str, float],
-    top: int = 5,
+    top: int = DEFAULT_TOP,
     progress: bool | None = None,
 ) -> pd.DataFrame:
     """:func:`tune` from plain parameters (the command line's): ``params`` need not make
@@ -168,18 +170,17 @@ def tune_params(
     if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= MAX_GRID:
         raise SpecError("top", top, f"must be an integer in 1..{MAX_GRID}")
     params = {snake(k): v for k, v in params.items()}
-    known = _known(system)
+    known = known_params(system)
     for name in params:
         if name not in known:
             raise SpecError(
                 name, params[name], f"is not a parameter of {system.name}; known: {', '.join(known)}"
             )
+    # sized before anything is built: 0..10^9 is refused without listing a billion values
+    _check_size({k: len(v) for k, v in vary.items() if hasattr(v, "__len__")})
     axes = check_axes(system, params, vary)
     shape = tuple(len(a.values) for a in axes)
-    n = math.prod(shape)
-    if n > MAX_GRID:
-        sizes = " × ".join(f"{len(a.values)} {a.name}" for a in axes)
-        raise SpecError("vary", sizes, f"makes {n:,} points; at most {MAX_GRID:,} (narrow a range)")
+    n = _check_size({a.name: len(a.values) for a in axes})
     names = [a.name for a in axes]
     spec_base, fight_base = split_fight(system, {k: v for k, v in params.items() if k not in names})
     words_varied = any(not a.fight and param_kind(system, a.name)[0] != "int" for a in axes)
@@ -248,6 +249,14 @@ def tune_params(
     return df
 
 
+def _check_size(lengths: Mapping[str, int]) -> int:
+    n = math.prod(lengths.values())
+    if n > MAX_GRID:
+        sizes = " × ".join(f"{k} {name}" for name, k in lengths.items())
+        raise SpecError("vary", sizes, f"makes {n:,} points; at most {MAX_GRID:,} (narrow a range)")
+    return n
+
+
 def _where(names: list[str], combo: tuple[Any, ...]) -> str:
     return ", ".join(f"{k}={v}" for k, v in zip(names, combo, strict=True))
 
@@ -270,7 +279,7 @@ def tune(
     *,
     vary: Mapping[str, Iterable[Any]],
     target: tuple[str, float],
-    top: int = 5,
+    top: int = DEFAULT_TOP,
     fight: Mapping[str, Any] | None = None,
     progress: bool | None = None,
 ) -> pd.DataFrame:
@@ -311,4 +320,13 @@ def tune(
     )
 
 
-__all__ = ["MAX_GRID", "Axis", "check_axes", "param_kind", "tune", "tune_params"]
+__all__ = [
+    "DEFAULT_TOP",
+    "MAX_GRID",
+    "Axis",
+    "check_axes",
+    "known_params",
+    "param_kind",
+    "tune",
+    "tune_params",
+]

@@ -1,0 +1,300 @@
+"""The designer's subcommands of ``critlab``: ``tune`` and ``sensitivity``.
+
+::
+
+    critlab tune SYSTEM --vary PARAM=LO..HI [--vary PARAM=A,B,...] --target QUANTITY=VALUE [--top K]
+                 [--PARAM VALUE ...] [--json]
+    critlab sensitivity SYSTEM [--PARAM VALUE ...] [--json]
+
+:func:`add_parsers` adds them to the command line's subparsers and :func:`run` runs
+one; a bad option raises :class:`~critlab.analysis.spec.SpecError`, which the command
+line prints as one line with exit status 2. Fight parameters (``--hp``,
+``--attacks-per-round``, ``--max-rounds``) make the fight's outcomes and metrics
+quantities too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import re
+import sys
+from typing import Any
+
+import pandas as pd
+
+from critlab.analysis.numtext import is_int_text, is_number_text
+from critlab.analysis.quantity import fight_params_of, snake, split_fight
+from critlab.analysis.spec import SpecError, coerce, field_types
+from critlab.analysis.systems import get_system, registry
+from critlab.analysis.tune import DEFAULT_TOP, MAX_GRID, known_params, param_kind, tune_params
+
+COMMANDS = ("tune", "sensitivity")
+_RANGE = re.compile(r"\s*([+-]?[0-9]+)\s*\.\.\s*([+-]?[0-9]+)\s*")
+_FIGHT_HELP = {
+    "hp": "the target's hit points, 1..10^6: the fight's outcomes and metrics become quantities",
+    "attacks_per_round": "attacks a round in the fight, 1..100 (default 1)",
+    "max_rounds": "rounds before a fight is undecided, 1..10^6 (default 1000)",
+}
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _add_params(parser: argparse.ArgumentParser, system: Any, skip: tuple[str, ...] = ()) -> None:
+    """One flag per spec parameter (``--help`` from its declaration), and the fight's."""
+    from critlab.analysis.params import declared, help_line
+
+    decls = declared(system.spec)
+    types = field_types(system.spec)
+    group = parser.add_argument_group(f"{system.name} parameters (see docs/rules.md)")
+    for f in dataclasses.fields(system.spec):
+        if f.name in skip:
+            continue
+        if f.name in decls:
+            text, metavar = help_line(system.spec, f.name), decls[f.name].kind.metavar
+        else:
+            default = "required where used" if f.default in (None, dataclasses.MISSING) else f.default
+            text = f"default: {default}"
+            metavar = {bool: "true|false", int: "INT", float: "NUMBER"}.get(types[f.name][0], "TEXT")
+        group.add_argument(_flag(f.name), dest=f"p_{f.name}", metavar=metavar, help=text.replace("%", "%%"))
+    names = fight_params_of(system)
+    if names:
+        fight = parser.add_argument_group("fight (a repeated attack against hp; see docs/rules.md)")
+        for name in names:
+            fight.add_argument(_flag(name), dest=f"p_{name}", metavar="INT", help=_FIGHT_HELP[name])
+
+
+def add_parsers(subparsers: Any) -> None:
+    """Add ``tune`` and ``sensitivity`` (one sub-subcommand per system) to ``subparsers``."""
+    tune = subparsers.add_parser("tune", help="parameter values that bring a quantity nearest a target")
+    sens = subparsers.add_parser("sensitivity", help="every quantity at each integer parameter ± 1")
+    for command in (tune, sens):
+        systems = command.add_subparsers(
+            dest="system", required=True, metavar="SYSTEM", parser_class=type(command)
+        )
+        for system in registry().values():
+            sp = systems.add_parser(system.name, help=system.title)
+            shared = ()
+            if command is tune:
+                sp.add_argument(
+                    "--vary",
+                    action="append",
+                    required=True,
+                    metavar="PARAM=LO..HI|A,B",
+                    help="an integer parameter over LO..HI, or any parameter over a comma list; "
+                    "repeat for a grid (the first varies slowest)",
+                )
+                # A spec parameter called target (crits-cats) shares the flag: its value is
+                # a plain number, the tuning target's is QUANTITY=VALUE.
+                shared = ("target",) if "target" in {f.name for f in dataclasses.fields(system.spec)} else ()
+                sp.add_argument(
+                    "--target",
+                    dest="targets",
+                    action="append",
+                    required=True,
+                    metavar="QUANTITY=VALUE",
+                    help="an outcome, outcomes joined by '+', or a metric, and the value to approach"
+                    + (f"; a plain number is {system.name}'s own target parameter" if shared else ""),
+                )
+                sp.add_argument("--top", metavar="K", help=f"points to list (default {DEFAULT_TOP})")
+                sp.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+            sp.add_argument("--json", action="store_true", help="print the JSON of docs/rules.md")
+            _add_params(sp, system, shared)
+
+
+# -- reading the options -------------------------------------------------------------------
+def _given(system: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """The parameters given as flags, read by their types (fight parameters as integers)."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(system.spec):
+        text = getattr(args, f"p_{f.name}", None)
+        if text is not None:
+            out[f.name] = coerce(system.spec, f.name, text)
+    for name in fight_params_of(system):
+        text = getattr(args, f"p_{name}", None)
+        if text is not None:
+            if not is_int_text(text):
+                raise SpecError(name, text, "must be an integer, written in ASCII digits")
+            out[name] = int(text)
+    return out
+
+
+def parse_vary(system: Any, texts: list[str], given: dict[str, Any]) -> dict[str, Any]:
+    """``--vary`` options as ``{param: values}`` (ranges stay ``range`` objects, so a huge
+    one is refused by its size, not listed).
+
+    >>> from critlab.analysis.systems import get_system
+    >>> parse_vary(get_system("thac0"), ["target-ac=-2..3", "crit_option=double,max"], {})
+    {'target_ac': range(-2, 4), 'crit_option': ('double', 'max')}
+    """
+    known = known_params(system)
+    out: dict[str, Any] = {}
+    for text in texts:
+        name, sep, spec = text.partition("=")
+        name = snake(name)
+        if not sep or not name or not spec.strip():
+            raise SpecError("vary", text, "must be PARAM=LO..HI or PARAM=A,B,..., e.g. crit_range=0..10")
+        if name not in known:
+            raise SpecError(name, spec, f"is not a parameter of {system.name}; known: {', '.join(known)}")
+        if name in out:
+            raise SpecError(name, spec, "is varied twice: give one --vary per parameter")
+        if name in given:
+            raise SpecError(name, spec, f"is also given as {_flag(name)}: vary it or set it, not both")
+        kind, _ = param_kind(system, name)
+        m = _RANGE.fullmatch(spec)
+        if kind == "int" and m is not None:
+            lo, hi = int(m.group(1)), int(m.group(2))
+            if lo > hi:
+                raise SpecError(name, spec, f"LO..HI needs LO <= HI, got {lo} > {hi}")
+            out[name] = range(lo, hi + 1)
+            continue
+        items = [t.strip() for t in spec.split(",")]
+        if any(not t for t in items):
+            raise SpecError(name, spec, "has an empty value in its comma list")
+        if kind == "int":
+            bad = next((t for t in items if not is_int_text(t)), None)
+            if bad is not None:
+                raise SpecError(name, spec, "must be LO..HI or a comma list of integers, e.g. 0..10")
+            out[name] = tuple(int(t) for t in items)
+        else:
+            out[name] = tuple(coerce(system.spec, name, t) for t in items)
+    return out
+
+
+def parse_target(text: str) -> tuple[str, float]:
+    """``--target QUANTITY=VALUE``.
+
+    >>> parse_target("hit+crit=0.5")
+    ('hit+crit', 0.5)
+    """
+    quantity, sep, value = text.rpartition("=")
+    if not sep or not quantity.strip() or not is_number_text(value) or not math.isfinite(float(value)):
+        raise SpecError("target", text, "must be QUANTITY=VALUE with a finite number, e.g. crit=0.08")
+    return quantity.strip(), float(value)
+
+
+def _top(text: str | None) -> int:
+    if text is None:
+        return DEFAULT_TOP
+    if not is_int_text(text) or not 1 <= int(text) <= MAX_GRID:
+        raise SpecError("top", text, f"must be an integer in 1..{MAX_GRID}")
+    return int(text)
+
+
+# -- the commands --------------------------------------------------------------------------
+def _plain(v: Any) -> Any:
+    return v.item() if hasattr(v, "item") else v
+
+
+def _num(v: Any) -> float | None:
+    v = float(v)
+    return None if math.isnan(v) else v
+
+
+def _split_targets(system: Any, args: argparse.Namespace) -> str:
+    """The one ``--target QUANTITY=VALUE``; a plain value of a shared ``--target`` is the
+    spec's own ``target`` parameter (set on ``args`` as its flag would)."""
+    goals = [t for t in args.targets if "=" in t]
+    plain = [t for t in args.targets if "=" not in t]
+    own = "target" in {f.name for f in dataclasses.fields(system.spec)}
+    if plain and not own:
+        raise SpecError("target", plain[0], "must be QUANTITY=VALUE, e.g. crit=0.08")
+    if len(plain) > 1:
+        raise SpecError("target", plain[1], f"{system.name}'s target parameter is given twice")
+    if plain:
+        args.p_target = plain[0]
+    if len(goals) != 1:
+        shown = ", ".join(goals) or "none"
+        raise SpecError("target", shown, "give exactly one --target QUANTITY=VALUE, e.g. crit=0.08")
+    return goals[0]
+
+
+def _tune(args: argparse.Namespace) -> int:
+    system = get_system(args.system)
+    goal = _split_targets(system, args)
+    given = _given(system, args)
+    vary = parse_vary(system, args.vary, given)
+    target = parse_target(goal)
+    top = _top(args.top)
+    progress = False if args.no_progress else None
+    df = tune_params(system, given, vary=vary, target=target, top=top, progress=progress)
+    a = df.attrs
+    if a["skipped"]:
+        why = f"; the first refused {a['first_refusal']}" if a["first_refusal"] else ""
+        print(
+            f"critlab tune: {a['skipped']} of {a['points']} points skipped ({a['refused']} refused by the "
+            f"rules, {a['null']} with a null {a['target']['quantity']}){why}",
+            file=sys.stderr,
+        )
+    names = list(vary)
+    if args.json:
+        out: dict[str, Any] = {"system": system.name, "params": a["params"]}
+        if a["fight"]:
+            out["fight"] = a["fight"]
+        out["target"] = a["target"]
+        out["points"] = [
+            {
+                "params": {n: _plain(row[n]) for n in names},
+                "value": float(row["value"]),
+                "error": float(row["error"]),
+            }
+            for row in df.to_dict(orient="records")
+        ]
+        out["skipped"] = a["skipped"]
+        print(json.dumps(out, indent=2, allow_nan=False))
+        return 0
+    fixed = ", ".join(f"{k}={v}" for k, v in {**a["params"], **a["fight"]}.items() if v is not None)
+    print(f"{system.name}: {fixed}")
+    t = a["target"]
+    print(f"target {t['quantity']} = {t['value']:g}: {a['points']} points, {a['skipped']} skipped")
+    if df.empty:
+        print("  no point has a value")
+    else:
+        print(df.to_string(index=False, float_format=lambda x: f"{x:.10g}"))
+    return 0
+
+
+def _sensitivity(args: argparse.Namespace) -> int:
+    from critlab.analysis.sensitivity import sensitivity
+
+    system = get_system(args.system)
+    spec_params, fight = split_fight(system, _given(system, args))
+    spec = system.make_spec(**spec_params)
+    df = sensitivity(spec, fight=fight)
+    if args.json:
+        out: dict[str, Any] = {"system": system.name, "params": spec.params()}
+        if fight:
+            out["fight"] = fight
+        out["rows"] = [
+            {
+                "param": r["param"],
+                "quantity": r["quantity"],
+                "at": _num(r["at"]),
+                "minus_1": _num(r["minus_1"]),
+                "plus_1": _num(r["plus_1"]),
+            }
+            for r in df.to_dict(orient="records")
+        ]
+        print(json.dumps(out, indent=2, allow_nan=False))
+        return 0
+    fixed = ", ".join(f"{k}={v}" for k, v in {**spec.params(), **fight}.items() if v is not None)
+    print(f"{system.name}: {fixed}")
+    with pd.option_context("display.max_rows", None, "display.width", 120):
+        print(df.to_string(index=False, na_rep="null", float_format=lambda x: f"{x:.10g}"))
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``critlab tune`` or ``critlab sensitivity``; the exit status."""
+    if args.command == "tune":
+        return _tune(args)
+    if args.command == "sensitivity":
+        return _sensitivity(args)
+    raise ValueError(f"not a designer command: {args.command!r}")
+
+
+__all__ = ["COMMANDS", "add_parsers", "parse_target", "parse_vary", "run"]
