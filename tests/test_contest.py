@@ -11,24 +11,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchmarks.contest import _icepool_quick, _numpy_quick, _numpy_regular
 from critlab.analysis.cli import main
 from critlab.analysis.spec import SpecError
 from critlab.analysis.sweep import sweep
 from critlab.analysis.systems.contest import (
     SYSTEM,
     ContestSpec,
-    _icepool_quick,
-    _numpy_quick,
-    _numpy_regular,
     effective_attack_skill,
     exact,
     judge,
     rescale_skills,
-    rescale_table,
     rounds_dist,
     simulate,
 )
 from critlab.analysis.validate import validate
+from critlab.analysis.views.contest import rescale_table
 
 # Significance for MC-vs-exact checks: fixed seeds make each verdict reproducible, and at
 # 1e-3 a real bias of a few percent in any label at these trial counts is still caught.
@@ -143,7 +141,7 @@ def test_quick_critical_metrics_hand_computed():
 
 
 def _succeeds(skill, roll, criticals):
-    """RULES.md's success roll, written out independently of the module."""
+    """The rules' success roll, written out independently of the module."""
     if not criticals:
         return roll <= skill
     return roll in (3, 4) or (roll <= skill and roll <= 16)
@@ -253,7 +251,8 @@ def test_regular_long_contest_cut_into_tail():
     ],
 )
 def test_bad_parameters_name_themselves(field, value):
-    kwargs = dict(a_skill=12, b_skill=10)
+    # a parameter is checked where its kind uses it, and wherever it is given anyway
+    kwargs = dict(a_skill=12, b_skill=10, kind="regular" if field == "rescale" else "quick")
     kwargs[field] = value
     with pytest.raises(SpecError, match=field):
         ContestSpec(**kwargs)
@@ -448,7 +447,7 @@ def test_icepool_agrees_on_the_quick_contest():
 
 
 def test_numpy_bench_versions_agree():
-    cases = SYSTEM.bench()
+    cases = SYSTEM.bench_cases()
     assert [c.name for c in cases][0] == "contest quick (skills 12 vs 10)"
     assert cases[0].exact is not None and cases[0].icepool is not None
     n = 100_000
@@ -459,3 +458,11 @@ def test_numpy_bench_versions_agree():
         p = exact(spec).probs
         # binomial frequencies: 5 standard errors is a ~1e-6 false alarm per label
         assert np.all(np.abs(got - p) <= 5 * np.sqrt(p * (1 - p) / n) + 1e-12)
+
+
+@pytest.mark.parametrize("flag", ["--roll", "--opposing-roll"])
+def test_cli_takes_no_d20_roll_mode(flag, capsys):
+    # the rules: contests roll 3d6; they take neither d20 roll mode
+    assert main(["exact", "contest", "--a-skill", "12", "--b-skill", "10", flag, "advantage"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{flag} advantage" in err
