@@ -428,3 +428,11 @@ def test_cli_bad_parameter_exits_2(flag, capsys):
     assert main(["exact", "severity", *flag]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "parameter" in err
+
+
+@pytest.mark.parametrize("flag", ["--roll", "--opposing-roll"])
+def test_cli_takes_no_d20_roll_mode(flag, capsys):
+    # the rules: severity's rolls are fixed by its mode; it takes neither roll mode
+    assert main(["exact", "severity", flag, "advantage"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{flag} advantage" in err
