@@ -169,10 +169,12 @@ def _print_result(result, *, simulated: bool) -> None:
 
 
 def _cmd_dice(args: argparse.Namespace) -> int:
+    from critlab.analysis.dice_view import table_lines
     from critlab.analysis.notation import parse
 
-    d = parse(args.expr).dist()
+    expr = parse(args.expr)
     if args.json:
+        d = expr.dist()
         _print_json(
             {
                 "expression": args.expr,
@@ -182,9 +184,7 @@ def _cmd_dice(args: argparse.Namespace) -> int:
             }
         )
     else:
-        print(f"{args.expr}: mean {d.mean:.6f}, sd {d.sd:.6f}, range {d.min}..{d.max}, tail {d.tail:.3g}")
-        for v, p in d.to_dict().items():
-            print(f"  {v:>6}  {p:.10f}  {'#' * round(p * 200)}")
+        print("\n".join(table_lines(expr)))
     return 0
 
 

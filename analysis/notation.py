@@ -1,8 +1,14 @@
-"""Dice notation: parse, evaluate exactly, and encode for the simulation kernels.
+"""Dice notation: parse, bound, and encode for the simulation kernels.
 
-The grammar (RULES.md): terms ``NdX``, ``NdXkhK``, ``NdXklK``, ``NdXdlK``, ``NdXdhK``,
-``NdX!`` (each die explodes on its maximum, without limit) and integers, joined by
-``+`` and ``-``. ``d20`` means ``1d20``.
+The grammar (the rules' "Dice notation"): terms ``NdX`` with suffixes in this fixed order,
+``[rrT|roT] [!|!>=T] [khK|klK|dhK|dlK] [cs>=T]``, and integers, joined by ``+`` and ``-``;
+``d20`` means ``1d20``. Per die: reroll (``rrT`` while the face is <= T, ``roT`` once), then
+explode (``!`` on the maximum, ``!>=T`` on T or more; added rolls are never rerolled);
+across the term's dice keep or drop totals, then add the kept totals or count those >= T
+(``cs>=T``). The exact evaluation lives in :mod:`critlab.analysis.dice_exact`.
+
+Every expression is bounded before any work (dice in all, values spanned, steps of the
+exact programmes), so whatever parses computes in seconds.
 
 >>> expr = parse("4d6dl1")
 >>> round(expr.dist().mean, 4)
@@ -11,10 +17,12 @@ The grammar (RULES.md): terms ``NdX``, ``NdXkhK``, ``NdXklK``, ``NdXdlK``, ``NdX
 13
 >>> parse("1d6!").max is None
 True
+>>> parse("5d10!cs>=8").max
+5
 >>> parse("2d6x")
 Traceback (most recent call last):
 ...
-ValueError: bad dice expression '2d6x': unexpected 'x' at position 4; expected '+', '-', '!', ...
+ValueError: bad dice expression '2d6x': unexpected 'x' at position 4; expected '+', '-', ...
 """
 
 from __future__ import annotations
@@ -24,25 +32,49 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from critlab.analysis.dist import TAIL_EPS, Dist, explode
+
+from critlab.analysis import dice_exact as de
+from critlab.analysis.dice_exact import (
+    KEEP_ALL,
+    KEEP_HIGHEST,
+    KEEP_LOWEST,
+    MAX_POOL_WORK,
+    REROLL_ALWAYS,
+    REROLL_NONE,
+    REROLL_ONCE,
+    keep_highest,
+)
+from critlab.analysis.dist import TAIL_EPS, Dist
 
 MAX_DICE = 100
 MAX_SIDES = 1000
 MAX_CONSTANT = 10**6
+# Per whole expression, not per term (a sum of many large terms is bounded too):
+MAX_TOTAL_DICE = 1000
+# values spanned by the terms' distributions (dice x sides, explosions to their cut-off)
+MAX_SPAN = 10**6
 
 # Columns of the kernel encoding of one dice term (see critlab.kernels.dice.roll_expr).
-KEEP_ALL, KEEP_HIGHEST, KEEP_LOWEST = 0, 1, 2
+ENCODING = (
+    "sign", "count", "sides", "keep_mode", "keep", "exploding",
+    "reroll_mode", "reroll_at", "explode_at", "success_at",
+)  # fmt: skip
 
-_TERM = re.compile(
-    r"\s*(?P<count>\d*)[dD](?P<sides>\d+)(?P<bang>!?)(?:(?P<op>kh|kl|dh|dl)(?P<k>\d+))?(?P<bang2>!?)"
-    r"|\s*(?P<const>\d+)"
-)
+_DICE = re.compile(r"\s*([0-9]*)[dD]([0-9]+)")
+_CONST = re.compile(r"\s*([0-9]+)")
 _SIGN = re.compile(r"\s*([+-])")
+_SUFFIX = re.compile(r"(rr|ro|kh|kl|dh|dl)([0-9]*)|!(>=)?([0-9]*)|cs(>=)?([0-9]*)")
+_STAGE = {"rr": 1, "ro": 1, "!": 2, "kh": 3, "kl": 3, "dh": 3, "dl": 3, "cs": 4}
+_STAGE_NAME = {1: "reroll", 2: "explosion", 3: "keep or drop", 4: "success count"}
+_ORDER = "rr/ro, then ! or !>=, then kh/kl/dh/dl, then cs>="
 
 
 @dataclass(frozen=True, slots=True)
 class DiceTerm:
-    """``sign * (count dSIDES)``, keeping ``keep`` dice (highest or lowest) or exploding."""
+    """``sign`` times one term: ``count`` d``sides`` dice, each rerolled (``reroll_mode``,
+    faces <= ``reroll_at``) and exploding (on faces >= ``explode_at``, 0 meaning the
+    maximum), keeping ``keep`` (``keep_mode``) totals, summed or counted as successes when
+    >= ``success_at`` (0: summed)."""
 
     sign: int
     count: int
@@ -50,29 +82,71 @@ class DiceTerm:
     keep_mode: int = KEEP_ALL
     keep: int = 0
     exploding: bool = False
+    reroll_mode: int = REROLL_NONE
+    reroll_at: int = 0
+    explode_at: int = 0
+    success_at: int = 0
 
     def dist(self, eps: float = TAIL_EPS) -> Dist:
         """Exact distribution of this term (sign applied); each exploding die is cut off
         at a tail below ``eps``."""
-        if self.exploding:
-            d = explode(Dist.die(self.sides), eps=eps).repeat(self.count)
-        elif self.keep_mode == KEEP_ALL:
-            d = Dist.die(self.sides).repeat(self.count)
-        else:
-            d = keep_highest(self.count, self.sides, self.keep)
-            if self.keep_mode == KEEP_LOWEST:
-                # Reflect faces v -> sides + 1 - v: the lowest k become the highest k.
-                d = self.keep * (self.sides + 1) - d
-        return d if self.sign > 0 else -d
+        return de.term_dist(self, eps)
 
     @property
     def n_kept(self) -> int:
         return self.count if self.keep_mode == KEEP_ALL else self.keep
 
+    @property
+    def explode_from(self) -> int:
+        """The smallest face that explodes (``sides + 1`` when the die does not explode)."""
+        return (self.explode_at or self.sides) if self.exploding else self.sides + 1
+
+    @property
+    def die_min(self) -> int:
+        """A die's smallest total."""
+        face = self.reroll_at + 1 if self.reroll_mode == REROLL_ALWAYS else 1
+        return face + 1 if face >= self.explode_from else face
+
+    @property
+    def bounds(self) -> tuple[int, int | None]:
+        """Smallest and largest values of positive probability, sign not applied
+        (``None``: no largest, an explosion)."""
+        k = self.n_kept
+        if self.success_at:
+            return (k if self.die_min >= self.success_at else 0), k
+        return k * self.die_min, (None if self.exploding else k * self.sides)
+
+    @property
+    def notation(self) -> str:
+        """The term in canonical notation, sign not included.
+
+        >>> parse("6d10!>=10dl3cs>=8").terms[0].notation
+        '6d10!kh3cs>=8'
+        """
+        out = f"{self.count}d{self.sides}"
+        if self.reroll_mode != REROLL_NONE:
+            out += f"{'rr' if self.reroll_mode == REROLL_ALWAYS else 'ro'}{self.reroll_at}"
+        if self.exploding:
+            out += f"!>={self.explode_at}" if self.explode_at else "!"
+        if self.keep_mode != KEEP_ALL:
+            out += f"{'kh' if self.keep_mode == KEEP_HIGHEST else 'kl'}{self.keep}"
+        if self.success_at:
+            out += f"cs>={self.success_at}"
+        return out
+
+    def encode(self) -> tuple[int, ...]:
+        """The kernel row, in the order of :data:`ENCODING` (``explode_at`` is the first
+        exploding face, ``sides + 1`` for none)."""
+        return (
+            self.sign, self.count, self.sides, self.keep_mode, self.keep, int(self.exploding),
+            self.reroll_mode, self.reroll_at, self.explode_from, self.success_at,
+        )  # fmt: skip
+
 
 @dataclass(frozen=True, slots=True)
 class DiceExpr:
-    """A parsed dice expression: dice terms plus an integer constant.
+    """A parsed dice expression: dice terms plus an integer constant. Constructing one
+    checks the per-expression limits (see :func:`limits`).
 
     Examples
     --------
@@ -85,46 +159,53 @@ class DiceExpr:
     terms: tuple[DiceTerm, ...]
     constant: int
 
+    def __post_init__(self) -> None:
+        check_limits(self.text, self.terms)
+
     @property
     def exploding(self) -> bool:
-        """Whether any die explodes (the expression then has no maximum)."""
+        """Whether any die explodes."""
         return any(t.exploding for t in self.terms)
 
     @property
     def min(self) -> int | None:
-        """Smallest possible value, modifiers included; ``None`` when unbounded below."""
+        """Smallest value of positive probability, modifiers included; ``None`` when
+        unbounded below."""
         lo = self.constant
         for t in self.terms:
+            t_lo, t_hi = t.bounds
             if t.sign > 0:
-                lo += t.n_kept
-            elif t.exploding:
+                lo += t_lo
+            elif t_hi is None:
                 return None
             else:
-                lo -= t.n_kept * t.sides
+                lo -= t_hi
         return lo
 
     @property
     def max(self) -> int | None:
-        """Largest possible value, modifiers included; ``None`` when a die explodes upward."""
+        """Largest value of positive probability, modifiers included; ``None`` when a die
+        explodes upward (a success count has its number of kept dice as maximum)."""
         hi = self.constant
         for t in self.terms:
+            t_lo, t_hi = t.bounds
             if t.sign < 0:
-                hi -= t.n_kept
-            elif t.exploding:
+                hi -= t_lo
+            elif t_hi is None:
                 return None
             else:
-                hi += t.n_kept * t.sides
+                hi += t_hi
         return hi
 
     def dist(self) -> Dist:
-        """Exact distribution (cached per expression text)."""
+        """Exact distribution (cached per expression)."""
         return _dist_of(self)
 
     def encode(self) -> tuple[np.ndarray, int]:
-        """The kernel form: an int64 array with one row per term
-        ``(sign, count, sides, keep_mode, keep, exploding)`` and the constant."""
-        rows = [(t.sign, t.count, t.sides, t.keep_mode, t.keep, int(t.exploding)) for t in self.terms]
-        arr = np.array(rows, dtype=np.int64).reshape(len(rows), 6)
+        """The kernel form: an int64 array with one row per term (columns
+        :data:`ENCODING`) and the constant."""
+        rows = [t.encode() for t in self.terms]
+        arr = np.array(rows, dtype=np.int64).reshape(len(rows), len(ENCODING))
         return arr, self.constant
 
     def __str__(self) -> str:
@@ -133,21 +214,90 @@ class DiceExpr:
 
 @lru_cache(maxsize=1024)
 def _dist_of(expr: DiceExpr) -> Dist:
-    # RULES.md's tail budget (< 1e-12) is for the whole expression: share it among its chains.
-    chains = sum(t.count for t in expr.terms if t.exploding)
-    eps = min(TAIL_EPS, 1e-13 / max(chains, 1))
-    d = Dist.point(expr.constant)
-    for t in expr.terms:
-        d = d + t.dist(eps)
-    return d
+    return de.expr_dist(expr.terms, expr.constant)
+
+
+# -- limits ------------------------------------------------------------------------------
+def limits(terms: tuple[DiceTerm, ...]) -> tuple[int, int, int]:
+    """``(dice, span, steps)`` of an expression's terms: dice rolled in all, values spanned
+    by the terms' distributions (explosions to their cut-off), and an upper bound on the
+    steps of the exact programmes (pools and explosion chains).
+
+    >>> limits(parse("4d6dl1+1d8").terms)
+    (5, 26, 2850)
+    """
+    eps = de.chain_eps(terms)
+    dice = span = steps = 0
+    for t in terms:
+        dice += t.count
+        width = t.sides
+        classic = de.is_classic(t)
+        if t.exploding:
+            depth = de.explosion_depth(t.sides, t.explode_from, eps)
+            width = t.sides * (depth + (1 if classic else 2))
+            if t.success_at:
+                width = max(width, t.success_at + t.sides)
+            if not classic:
+                steps += width * t.sides
+        if t.success_at:
+            span += t.count + 1
+        elif t.keep_mode == KEEP_ALL:
+            span += t.count * width
+        else:
+            span += t.keep * width
+            if classic:
+                steps += de.classic_pool_work(t.count, t.sides, t.keep)
+            else:
+                steps += de.pool_work(width, t.count, t.keep)
+    return dice, span, steps
+
+
+def check_limits(text: str, terms: tuple[DiceTerm, ...]) -> None:
+    """Refuse (``ValueError``, one line) an expression beyond the per-expression limits."""
+    dice, span, steps = limits(terms)
+    if dice > MAX_TOTAL_DICE:
+        raise ValueError(
+            f"bad dice expression {_show(text)}: rolls {dice} dice in all; "
+            f"at most {MAX_TOTAL_DICE} dice per expression"
+        )
+    if span > MAX_SPAN:
+        raise ValueError(
+            f"bad dice expression {_show(text)}: spans about {span:,} values (dice times sides, "
+            f"explosions included); at most {MAX_SPAN:,} per expression"
+        )
+    if steps > MAX_POOL_WORK:
+        raise ValueError(
+            f"bad dice expression {_show(text)}: about {steps:,} steps to compute exactly (kept "
+            f"or exploding dice); at most {MAX_POOL_WORK:,} per expression"
+        )
+
+
+# -- parsing -----------------------------------------------------------------------------
+def _escape(text: str) -> str:
+    """``text`` with control and other unprintable characters escaped as ``repr`` does."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
+# Longer texts are quoted by their start (an error message stays one readable line).
+MAX_QUOTED = 200
+
+
+def _show(text: str) -> str:
+    if len(text) > MAX_QUOTED:
+        return f"'{_escape(text[: MAX_QUOTED - 20])}...' ({len(text):,} characters)"
+    return f"'{_escape(text)}'"
 
 
 def _bad(text: str, pos: int, expected: str) -> ValueError:
-    frag = text[pos:].strip() or "end of text"
-    quoted = f"'{frag}'" if frag != "end of text" else frag
+    frag = text[pos:].strip()
+    quoted = _show(frag) if frag else "end of text"
     return ValueError(
-        f"bad dice expression '{text}': unexpected {quoted} at position {pos + 1}; expected {expected}"
+        f"bad dice expression {_show(text)}: unexpected {quoted} at position {pos + 1}; expected {expected}"
     )
+
+
+def _error(text: str, why: str) -> ValueError:
+    return ValueError(f"bad dice expression {_show(text)}: {why}")
 
 
 @lru_cache(maxsize=1024)
@@ -160,98 +310,142 @@ def parse(text: str) -> DiceExpr:
     Traceback (most recent call last):
     ...
     ValueError: bad dice expression '3d6kh4': keeps 4 dice of 3 rolled; keep 1..3
+    >>> parse("6d10kh3!")
+    Traceback (most recent call last):
+    ...
+    ValueError: bad dice expression '6d10kh3!': '!' at position 8 comes after 'kh3'; ...
     """
     if not isinstance(text, str):
         raise ValueError(f"a dice expression must be text, got {text!r}")
     pos, sign, terms, constant = 0, 1, [], 0
     if not text.strip():
-        raise ValueError(f"bad dice expression '{text}': it is empty; expected e.g. '1d20' or '2d6+1'")
+        raise _error(text, "it is empty; expected e.g. '1d20' or '2d6+1'")
+    odd = next((i for i, ch in enumerate(text) if not ch.isprintable()), None)
+    if odd is not None:
+        raise _error(text, f"control character {_show(text[odd])} at position {odd + 1}; expected dice text")
     m = _SIGN.match(text, pos)
     if m:
         sign = 1 if m.group(1) == "+" else -1
         pos = m.end()
     while True:
-        m = _TERM.match(text, pos)
-        if not m:
-            raise _bad(text, pos, "a die like '2d6' or a number")
-        if m.group("const") is not None:
-            value = int(m.group("const"))
-            if value > MAX_CONSTANT:
-                raise ValueError(f"bad dice expression '{text}': constant {value} is above {MAX_CONSTANT}")
-            constant += sign * value
+        m = _DICE.match(text, pos)
+        if m:
+            term, pos = _dice_term(text, m, sign)
+            terms.append(term)
         else:
-            terms.append(_dice_term(text, m, sign))
-        pos = m.end()
+            m = _CONST.match(text, pos)
+            if not m:
+                raise _bad(text, pos, "a die like '2d6' or a number")
+            value = int(m.group(1))
+            if value > MAX_CONSTANT:
+                raise _error(text, f"constant {value} is above {MAX_CONSTANT}")
+            constant += sign * value
+            pos = m.end()
         if pos == len(text) or not text[pos:].strip():
             break
         m = _SIGN.match(text, pos)
         if not m:
-            expected = "'+', '-', '!', 'kh', 'kl', 'dh' or 'dl'" if terms else "'+' or '-'"
+            expected = (
+                "'+', '-', 'rr', 'ro', '!', 'kh', 'kl', 'dh', 'dl' or 'cs>='" if terms else "'+' or '-'"
+            )
             raise _bad(text, pos, expected)
         sign = 1 if m.group(1) == "+" else -1
         pos = m.end()
     return DiceExpr(text=text, terms=tuple(terms), constant=constant)
 
 
-def _dice_term(text: str, m: re.Match, sign: int) -> DiceTerm:
-    count = int(m.group("count")) if m.group("count") else 1
-    sides = int(m.group("sides"))
-    exploding = bool(m.group("bang") or m.group("bang2"))
-    if m.group("bang") and m.group("bang2"):
-        raise _bad(text, m.start("bang2"), "'+' or '-'")
+def _dice_term(text: str, m: re.Match, sign: int) -> tuple[DiceTerm, int]:
+    count = int(m.group(1)) if m.group(1) else 1
+    sides = int(m.group(2))
     if not 1 <= count <= MAX_DICE:
-        raise ValueError(f"bad dice expression '{text}': dice count {count} is not in 1..{MAX_DICE}")
+        raise _error(text, f"dice count {count} is not in 1..{MAX_DICE}")
     if not 1 <= sides <= MAX_SIDES:
-        raise ValueError(f"bad dice expression '{text}': d{sides} has no sides in 1..{MAX_SIDES}")
-    if exploding and sides < 2:
-        raise ValueError(
-            f"bad dice expression '{text}': an exploding die needs at least 2 sides, got d{sides}"
+        raise _error(text, f"d{sides} has no sides in 1..{MAX_SIDES}")
+    fields: dict[str, int | bool] = {}
+    pos, stage, last = m.end(), 0, ""
+    while True:
+        s = _SUFFIX.match(text, pos)
+        if not s:
+            break
+        token = s.group(0)
+        op = s.group(1) or ("!" if token.startswith("!") else "cs")
+        here = f"{_show(token)} at position {pos + 1}"
+        if _STAGE[op] == stage:
+            raise _error(text, f"{here} is a second {_STAGE_NAME[stage]}; a term has at most one")
+        if _STAGE[op] < stage:
+            raise _error(
+                text, f"{here} comes after {_show(last)}; a term's suffixes go in the order {_ORDER}"
+            )
+        stage, last = _STAGE[op], token
+        value = _suffix_value(text, s, op, pos)
+        _apply(text, here, op, value, count, sides, fields)
+        pos = s.end()
+    if fields.get("success_at", 0) > sides and not fields.get("exploding"):
+        raise _error(
+            text,
+            f"'cs>={fields['success_at']}' can never succeed: a d{sides} shows at most {sides} and "
+            f"does not explode; count successes at 1..{sides}",
         )
-    op, k = m.group("op"), m.group("k")
-    if op is None:
-        return DiceTerm(sign, count, sides, exploding=exploding)
-    if exploding:
-        raise ValueError(f"bad dice expression '{text}': exploding dice cannot also keep or drop dice")
-    k = int(k)
-    if op in ("kh", "kl"):
-        if not 1 <= k <= count:
-            raise ValueError(
-                f"bad dice expression '{text}': keeps {k} dice of {count} rolled; keep 1..{count}"
-            )
-        keep = k
+    return DiceTerm(sign, count, sides, **fields), pos
+
+
+_SPELLED = {"!": "'!>=T' (e.g. '!>=5')", "cs": "'cs>=T' (e.g. 'cs>=8')"}
+
+
+def _suffix_value(text: str, s: re.Match, op: str, pos: int) -> int | None:
+    """The number a suffix carries (``None`` for a bare ``!``)."""
+    if op == "!":
+        ge, digits = s.group(3), s.group(4)
+        if not ge and not digits:
+            return None
+    elif op == "cs":
+        ge, digits = s.group(5), s.group(6)
     else:
-        if not 0 <= k < count:
-            raise ValueError(
-                f"bad dice expression '{text}': drops {k} dice of {count} rolled; drop 0..{count - 1}"
-            )
-        keep = count - k
-    mode = KEEP_HIGHEST if op in ("kh", "dl") else KEEP_LOWEST
-    if keep == count:
-        mode = KEEP_ALL
-    return DiceTerm(sign, count, sides, keep_mode=mode, keep=keep)
+        ge, digits = ">=", s.group(2)
+    if not ge or not digits:
+        spelled = _SPELLED.get(op, f"'{op}' and a number (e.g. '{op}1')")
+        raise _error(text, f"{_show(s.group(0))} at position {pos + 1} is incomplete; expected {spelled}")
+    return int(digits)
 
 
-# Work bound of the exact pool programme (inner steps); beyond it a pool is refused
-# rather than left computing for minutes.
-MAX_POOL_WORK = 2 * 10**9
+def _apply(text: str, here: str, op: str, value: int | None, count: int, sides: int, fields: dict) -> None:
+    """Check one suffix's value and record it in the term's fields."""
+    if op in ("rr", "ro"):
+        if sides < 2:
+            raise _error(text, f"{here}: a d{sides} has nothing to reroll to")
+        if value >= sides:
+            never = " and never stops" if op == "rr" else ""
+            raise _error(text, f"{here} rerolls every face of a d{sides}{never}; reroll at 1..{sides - 1}")
+        if value < 1:
+            raise _error(text, f"{here} rerolls nothing; reroll at 1..{sides - 1}")
+        fields["reroll_mode"] = REROLL_ALWAYS if op == "rr" else REROLL_ONCE
+        fields["reroll_at"] = value
+    elif op == "!":
+        if sides < 2:
+            raise _error(text, f"an exploding die needs at least 2 sides, got d{sides}")
+        if value is not None and value < 2:
+            raise _error(text, f"{here} explodes on every face and never stops; explode at 2..{sides}")
+        if value is not None and value > sides:
+            raise _error(text, f"{here} can never explode a d{sides}; explode at 2..{sides}")
+        fields["exploding"] = True
+        fields["explode_at"] = 0 if value in (None, sides) else value
+    elif op == "cs":
+        if not 1 <= value <= MAX_CONSTANT:
+            raise _error(text, f"{here}: count successes at 1..{MAX_CONSTANT}")
+        fields["success_at"] = value
+    elif op in ("kh", "kl"):
+        if not 1 <= value <= count:
+            raise _error(text, f"keeps {value} dice of {count} rolled; keep 1..{count}")
+        _keep(fields, KEEP_HIGHEST if op == "kh" else KEEP_LOWEST, value, count)
+    else:
+        if not 0 <= value < count:
+            raise _error(text, f"drops {value} dice of {count} rolled; drop 0..{count - 1}")
+        _keep(fields, KEEP_HIGHEST if op == "dl" else KEEP_LOWEST, count - value, count)
 
 
-@lru_cache(maxsize=256)
-def keep_highest(count: int, sides: int, keep: int) -> Dist:
-    """Exact sum of the highest ``keep`` of ``count`` fair ``sides``-sided dice.
-
-    A dynamic programme over faces (see :func:`critlab.kernels.pools.keep_highest_weights`),
-    never the ``sides ** count`` face combinations: 10d10 keep 3 takes microseconds.
-
-    >>> round(keep_highest(4, 6, 3).mean, 6)
-    12.244599
-    """
-    work = sides * (count + 1) ** 2 * (keep * sides + 1)
-    if work > MAX_POOL_WORK:
-        raise ValueError(f"pool {count}d{sides} keep {keep} is too large to compute exactly")
-    from critlab.kernels.pools import keep_highest_weights
-
-    return Dist(0, keep_highest_weights(count, sides, keep))
+def _keep(fields: dict, mode: int, keep: int, count: int) -> None:
+    if keep < count:
+        fields["keep_mode"], fields["keep"] = mode, keep
 
 
 def dice_dist(text: str) -> Dist:
@@ -259,8 +453,32 @@ def dice_dist(text: str) -> Dist:
 
     >>> round(dice_dist("3d6 - 3d6").mean, 12)
     0.0
+    >>> round(dice_dist("2d6ro2").mean * 3, 12)       # 25/3
+    25.0
     """
     return parse(text).dist()
 
 
-__all__ = ["DiceExpr", "DiceTerm", "TAIL_EPS", "dice_dist", "keep_highest", "parse"]
+__all__ = [
+    "ENCODING",
+    "KEEP_ALL",
+    "KEEP_HIGHEST",
+    "KEEP_LOWEST",
+    "MAX_CONSTANT",
+    "MAX_DICE",
+    "MAX_POOL_WORK",
+    "MAX_SIDES",
+    "MAX_SPAN",
+    "MAX_TOTAL_DICE",
+    "REROLL_ALWAYS",
+    "REROLL_NONE",
+    "REROLL_ONCE",
+    "TAIL_EPS",
+    "DiceExpr",
+    "DiceTerm",
+    "check_limits",
+    "dice_dist",
+    "keep_highest",
+    "limits",
+    "parse",
+]

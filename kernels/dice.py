@@ -4,19 +4,23 @@ Every function takes the stream state ``s`` first (see :mod:`critlab.kernels.rng
 into the kernels that call it: a call that is not inlined keeps the compiler from holding
 the stream in registers, and cost 3-5x on a damage roll. Expressions
 arrive in the encoding of :meth:`critlab.analysis.notation.DiceExpr.encode`: one int64 row per
-term ``(sign, count, sides, keep_mode, keep, exploding)`` plus a constant.
+term ``(sign, count, sides, keep_mode, keep, exploding, reroll_mode, reroll_at, explode_at,
+success_at)`` plus a constant; ``explode_at`` is the first face that explodes (``sides + 1``
+for a die that does not), ``success_at`` 0 for a term that is summed.
 """
 
 from __future__ import annotations
 
-from critlab.kernels.jit import kernel
-from critlab.kernels.rng import die
 from llvmlite import ir
 from numba import carray, types
 from numba.core import cgutils
 from numba.core.extending import intrinsic
 
+from critlab.kernels.jit import kernel
+from critlab.kernels.rng import die
+
 KEEP_ALL, KEEP_HIGHEST, KEEP_LOWEST = 0, 1, 2
+REROLL_NONE, REROLL_ALWAYS, REROLL_ONCE = 0, 1, 2
 # Room for the dice of one keep/drop term (critlab.analysis.notation.MAX_DICE is 100).
 SCRATCH_SIZE = 128
 
@@ -72,37 +76,54 @@ def roll_3d6(s):
 def roll_expr(s, terms, constant, scratch):
     """One roll of an encoded dice expression (see module docstring).
 
-    Each die is rolled at a single place in the code (and rolled again while an
-    exploding die shows its maximum); kept dice are sorted into ``scratch`` by
-    insertion. One place per die matters: every kernel inlines this function, and the
-    compile time grows with the number of dice written out.
+    Per die: a face, rolled again while ``rr`` (or once for ``ro``) finds it at or below
+    the reroll face; then, while the last roll is at or above the exploding face, another
+    roll (never rerolled) is added. Across the term, kept totals are sorted into
+    ``scratch`` by insertion; the term is their sum, or with ``success_at`` the number of
+    them at or above it.
+
+    Each die is rolled at a single place in the code: every kernel inlines this
+    function, and the compile time grows with the number of dice written out. A die
+    written in the first form of the notation draws exactly the rolls it always did.
     """
     total = constant
     for t in range(terms.shape[0]):
         sign, count, sides = terms[t, 0], terms[t, 1], terms[t, 2]
-        mode, keep, exploding = terms[t, 3], terms[t, 4], terms[t, 5]
+        mode, keep = terms[t, 3], terms[t, 4]
+        reroll_mode, reroll_at, explode_at, success_at = terms[t, 6], terms[t, 7], terms[t, 8], terms[t, 9]
         v = 0
         for i in range(count):
             r = 0
+            first = True  # still choosing the face the die is left with
+            rerolled = False
             while True:
                 face = die(s, sides)
+                if first and face <= reroll_at:
+                    if reroll_mode == REROLL_ALWAYS or (reroll_mode == REROLL_ONCE and not rerolled):
+                        rerolled = True
+                        continue
+                first = False
                 r += face
-                if exploding == 0 or face != sides:
+                if face < explode_at:
                     break
             if mode == KEEP_ALL:
-                v += r
+                if success_at == 0:
+                    v += r
+                elif r >= success_at:
+                    v += 1
             else:
                 j = i
                 while j > 0 and scratch[j - 1] > r:
                     scratch[j] = scratch[j - 1]
                     j -= 1
                 scratch[j] = r
-        if mode == KEEP_HIGHEST:
-            for i in range(count - keep, count):
-                v += scratch[i]
-        elif mode == KEEP_LOWEST:
-            for i in range(keep):
-                v += scratch[i]
+        if mode != KEEP_ALL:
+            lo, hi = (count - keep, count) if mode == KEEP_HIGHEST else (0, keep)
+            for i in range(lo, hi):
+                if success_at == 0:
+                    v += scratch[i]
+                elif scratch[i] >= success_at:
+                    v += 1
         total += sign * v
     return total
 

@@ -1,14 +1,16 @@
-"""The pool kernels of the severity and contest modes against the exact engine."""
+"""The dice kernels against the exact engine: the pools of the severity and contest modes,
+and whole expressions of the extended notation die by die (chi-square at fixed seeds)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from critlab.analysis.notation import dice_dist
+
+from critlab.analysis.notation import dice_dist, parse
 from critlab.analysis.validate import chi_square
-from critlab.kernels.dice import roll_3d6, roll_4d6_drop_lowest
+from critlab.kernels.dice import local_scratch, roll_3d6, roll_4d6_drop_lowest, roll_expr
 from critlab.kernels.jit import kernel
-from critlab.kernels.rng import stream_state
+from critlab.kernels.rng import die, local_state, stream_state
 
 # Significance of each goodness-of-fit check: fixed seeds make the verdict reproducible,
 # and at 10^6 rolls a bias of half a percent in any total is still caught.
@@ -36,3 +38,105 @@ def test_pool_kernel_matches_exact(sampler, expr):
     probs = np.array([exact.pmf(v) for v in range(3, 19)])
     _, _, p = chi_square(probs, counts[3:])
     assert p >= ALPHA
+
+
+# -- whole expressions: critlab.kernels.dice.roll_expr, die by die ---------------------------
+@kernel
+def _histogram_expr(s, n, out, terms, constant, lo):
+    """``n`` rolls into ``out``: bin 0 below ``lo``, then ``lo, lo + 1, ...``, the last bin
+    everything above (where an explosion's tail lands)."""
+    s = local_state(s)
+    scratch = local_scratch()
+    top = out.shape[0] - 1
+    for _ in range(n):
+        v = roll_expr(s, terms, constant, scratch) - lo + 1
+        out[max(0, min(v, top))] += 1
+
+
+@kernel
+def _first_form_roll_expr(s, terms, constant, scratch):
+    """roll_expr as it was before rerolls, thresholds and success counts, column for
+    column: the draws of a first-form expression must not move."""
+    total = constant
+    for t in range(terms.shape[0]):
+        sign, count, sides = terms[t, 0], terms[t, 1], terms[t, 2]
+        mode, keep, exploding = terms[t, 3], terms[t, 4], terms[t, 5]
+        v = 0
+        for i in range(count):
+            r = 0
+            while True:
+                face = die(s, sides)
+                r += face
+                if exploding == 0 or face != sides:
+                    break
+            if mode == 0:
+                v += r
+            else:
+                j = i
+                while j > 0 and scratch[j - 1] > r:
+                    scratch[j] = scratch[j - 1]
+                    j -= 1
+                scratch[j] = r
+        if mode == 1:
+            for i in range(count - keep, count):
+                v += scratch[i]
+        elif mode == 2:
+            for i in range(keep):
+                v += scratch[i]
+        total += sign * v
+    return total
+
+
+@kernel
+def _both_rolls(s, n, out, terms, constant):
+    """``n`` rolls by each implementation from the same stream start: out[0, i], out[1, i]."""
+    scratch = local_scratch()
+    a = s.copy()
+    for i in range(n):
+        out[0, i] = roll_expr(a, terms, constant, scratch)
+    b = s.copy()
+    for i in range(n):
+        out[1, i] = _first_form_roll_expr(b, terms, constant, scratch)
+    # the streams must also end in the same place (the same number of draws)
+    out[2, 0] = 1 if (a == b).all() else 0
+
+
+@pytest.mark.parametrize("text", ["4d6dl1+2d8kl1-1d6!+3", "3d6!", "10d10kh3", "2d20kl1-2", "1d2!+5d4dh2"])
+def test_first_form_expressions_draw_as_they_always_did(text):
+    terms, constant = parse(text).encode()
+    out = np.zeros((3, 20_000), dtype=np.int64)
+    _both_rolls(stream_state(5, 0), out.shape[1], out, terms, constant)
+    assert np.array_equal(out[0], out[1]) and out[2, 0] == 1
+
+
+FEATURES = [
+    "1d20rr1",  # reroll while low
+    "2d6ro2",  # reroll once
+    "1d6!>=5",  # explosion threshold
+    "1d6ro1!",  # reroll, then explode with plain rolls
+    "1d6rr4!>=5",  # every face left explodes
+    "6d10!kh3",  # roll and keep
+    "3d6!kl2",  # keep lowest exploded totals (the tail dropped once kept dice are lower)
+    "4d6ro1dl1",  # reroll, then drop
+    "5d10cs>=8",  # success counting
+    "6d10!kh3cs>=8",  # successes among kept exploded totals
+    "3d6!cs>=9",  # a success only an explosion reaches
+    "5d10cs>=8-1d4+2d6rr1",  # composed with sums and modifiers
+]
+
+
+@pytest.mark.parametrize("text", FEATURES)
+def test_roll_expr_matches_the_exact_engine(text):
+    expr = parse(text)
+    exact = expr.dist()
+    assert all(not (t.exploding and t.sign < 0) for t in expr.terms)  # tails lie above
+    lo, hi = exact.min, exact.max
+    counts = np.zeros(hi - lo + 3, dtype=np.int64)
+    terms, constant = expr.encode()
+    _histogram_expr(stream_state(23, 0), 300_000, counts, terms, constant, lo)
+    assert counts[0] == 0
+    probs = np.array([0.0, *(exact.pmf(v) for v in range(lo, hi + 1)), exact.tail])
+    _, _, p = chi_square(probs, counts)
+    assert p >= ALPHA, (text, p)
+    sample_mean = float(np.dot(np.arange(lo, hi + 1), counts[1:-1])) / counts[1:-1].sum()
+    assert sample_mean == pytest.approx(exact.mean, abs=6 * exact.sd / np.sqrt(300_000))

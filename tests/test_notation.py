@@ -7,6 +7,7 @@ from fractions import Fraction
 import icepool
 import numpy as np
 import pytest
+
 from critlab.analysis.notation import KEEP_ALL, KEEP_HIGHEST, KEEP_LOWEST, dice_dist, keep_highest, parse
 
 # icepool works in exact integers; our engine in float64. 1e-12 is far above float64
@@ -171,13 +172,15 @@ def test_min_and_max_include_modifiers(text, lo, hi):
 def test_encode_rows():
     terms, constant = parse("4d6dl1+2d8kl1-1d6!+3").encode()
     assert terms.dtype == np.int64 and constant == 3
+    # sign, count, sides, keep mode, keep, exploding, reroll mode, reroll face, first
+    # exploding face (sides + 1: none), success threshold (0: summed)
     assert terms.tolist() == [
-        [1, 4, 6, KEEP_HIGHEST, 3, 0],
-        [1, 2, 8, KEEP_LOWEST, 1, 0],
-        [-1, 1, 6, KEEP_ALL, 0, 1],
+        [1, 4, 6, KEEP_HIGHEST, 3, 0, 0, 0, 7, 0],
+        [1, 2, 8, KEEP_LOWEST, 1, 0, 0, 0, 9, 0],
+        [-1, 1, 6, KEEP_ALL, 0, 1, 0, 0, 6, 0],
     ]
     empty, c = parse("-4").encode()
-    assert empty.shape == (0, 6) and c == -4
+    assert empty.shape == (0, 10) and c == -4
 
 
 def test_spacing_case_and_sign_forms_agree():
@@ -204,7 +207,6 @@ def test_spacing_case_and_sign_forms_agree():
         ("3d6dl3", "drops 3"),
         ("3d6dh4", "drops 4"),
         ("1d1!", "d1"),
-        ("2d6!kh1", "exploding"),
         ("2d6x", "'x'"),
         ("foo", "'foo'"),
         ("2d6+", "end of text"),
