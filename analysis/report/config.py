@@ -9,6 +9,7 @@ naming the file, the key path and what is allowed; sections are numbered from 1:
 
     designer.toml: systems.thac0.sections[2].grid.crit_threshold: parameter crit_threshold = 25: ...
 
+Balance checks (``[[checks]]``) are read and probed by :mod:`critlab.analysis.report.checks`.
 The format is described in ``reports/examples/designer.toml``; the built-in
 configuration is ``analysis/report/default.toml``.
 
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from critlab.analysis.report.checks import Check, parse_checks
 from critlab.analysis.report.reading import (
     NAME,
     ConfigError,
@@ -59,25 +61,8 @@ MAX_PANELS = 24
 
 _REPORT_KEYS = ("name", "title", "description", "trials", "seed", "batches", "alpha")
 _SYSTEM_KEYS = ("title", "note", "params", "variants", "sections")
-_SWEEP_KEYS = (
-    "kind",
-    "id",
-    "title",
-    "note",
-    "params",
-    "grid",
-    "variants",
-    "axes",
-    "outcomes",
-    "metrics",
-    "chart",
-    "table",
-    "sum",
-    "label",
-    "log_y",
-    "x_label",
-    "y_label",
-)
+_SWEEP_KEYS = ("kind", "id", "title", "note", "params", "grid", "variants", "axes", "outcomes", "metrics")
+_SWEEP_KEYS += ("chart", "table", "sum", "label", "log_y", "x_label", "y_label")
 _VALIDATION_KEYS = ("kind", "id", "title", "note", "params", "trials")
 
 
@@ -159,6 +144,7 @@ class ReportConfig:
     batches: int
     alpha: float
     systems: tuple[SystemBlock, ...] = field(default_factory=tuple)
+    checks: tuple[Check, ...] = ()  # [[checks]]: balance goals (critlab.analysis.report.checks)
     sha256: str = ""  # of the file's bytes, recorded in summary.json
 
     def with_overrides(self, *, trials: int | None = None, seed: int | None = None) -> ReportConfig:
@@ -372,7 +358,7 @@ def parse_config(data: dict[str, Any], file: str, *, sha256: str = "") -> Report
     Every system it names must be installed; every spec is built up front.
     """
     top = Reader(file, data, "")
-    top.only(("report", "systems"))
+    top.only(("report", "systems", "checks"))
     rep = Reader(file, top.get("report", dict, {}), "report")
     rep.only(_REPORT_KEYS)
     name = rep.text("name", Path(file).stem)
@@ -386,9 +372,9 @@ def parse_config(data: dict[str, Any], file: str, *, sha256: str = "") -> Report
     if not 0 < alpha < 1:
         raise rep.error("alpha", f"must be a number in (0, 1), got {alpha}")
 
-    systems_table = top.get("systems", dict, None)
-    if not systems_table:
-        raise ConfigError(file, "systems", "name at least one system, e.g. [systems.thac0]")
+    systems_table = top.get("systems", dict, None) or {}
+    if not systems_table and "checks" not in data:  # a checks-only configuration is fine
+        raise ConfigError(file, "systems", "name at least one system, e.g. [systems.thac0], or [[checks]]")
     installed = registry()
     blocks = []
     for sys_name, block in systems_table.items():
@@ -410,6 +396,7 @@ def parse_config(data: dict[str, Any], file: str, *, sha256: str = "") -> Report
         batches=batches,
         alpha=float(alpha),
         systems=tuple(blocks),
+        checks=parse_checks(data.get("checks"), file),
         sha256=sha256,
     )
 

@@ -1,0 +1,209 @@
+"""Balance checks: stated goals a report holds the rules to, so CI fails when they break.
+
+A report configuration lists them as ``[[checks]]`` tables::
+
+    [[checks]]
+    name = "axe crits stay near 10%"       # optional
+    system = "crit-range"
+    params = { attack_bonus = 5, evasion = 15, crit_range = 2 }   # over the system's defaults
+    quantity = "crit"                      # an outcome, outcomes joined by "+", or a metric
+    min = 0.09                             # inclusive; min and/or max
+    max = 0.11
+
+Each check is read and probed when the configuration is loaded (an unknown system,
+parameter or quantity, or neither bound, is a :class:`ConfigError` naming the file and
+key), then computed exactly when the report is built. A null value fails; bounds allow
+1e-12 (:func:`critlab.analysis.quantity.within`). ``critlab report`` exits 1 when a
+check fails, after writing the report.
+
+>>> rows = [{"system": "crit-range", "params": {"attack-bonus": 5, "evasion": 15}, "quantity": "crit",
+...          "max": 0.05}]
+>>> [c.name for c in parse_checks(rows, "inline.toml")]
+['crit-range: crit at most 0.05']
+>>> [r["passed"] for r in run_checks(parse_checks(rows, "inline.toml"))]
+[True]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from critlab.analysis.quantity import Quantity, QuantityError, fight_params_of, snake, split_fight, within
+from critlab.analysis.report.doc import Heading, Paragraph, Table
+from critlab.analysis.report.reading import ConfigError, Reader, build_spec, check_param, shown
+from critlab.analysis.spec import Spec, SpecError
+from critlab.analysis.systems import MODULES, registry
+
+__all__ = ["Check", "checks_blocks", "checks_verdict", "parse_checks", "run_checks"]
+
+CHECK_KEYS = ("name", "system", "params", "quantity", "min", "max")
+# The fight's own bounds, checked here so the error names the configuration key.
+_FIGHT_BOUNDS = {"hp": (1, 10**6), "attacks_per_round": (1, 100), "max_rounds": (1, 10**6)}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One balance check, read and probed: its spec (and fight) built, its quantity known."""
+
+    name: str
+    key: str
+    system: str
+    spec: Spec
+    fight: Mapping[str, Any]
+    quantity: Quantity
+    min: float | None
+    max: float | None
+
+    def params(self) -> dict[str, Any]:
+        """Every parameter of the check (``exact --json``'s, then the fight's)."""
+        return {**self.spec.params(), **self.fight}
+
+    def value(self) -> float | None:
+        return self.quantity.value(self.spec, self.fight or None)
+
+
+def _bound_text(lo: float | None, hi: float | None) -> str:
+    if lo is not None and hi is not None:
+        return f"between {lo:g} and {hi:g}"
+    return f"at least {lo:g}" if lo is not None else f"at most {hi:g}"
+
+
+def _bound(r: Reader, name: str) -> float | None:
+    value = r.get(name, (int, float), None, what="a number")
+    if value is not None and not math.isfinite(value):
+        raise r.error(name, f"must be a finite number, got {shown(value)}")
+    return None if value is None else float(value)
+
+
+def _check(row: Any, file: str, key: str) -> Check:
+    r = Reader(file, row, key)
+    r.only(CHECK_KEYS)
+    sys_name = r.get("system", str, None, what="the name of a system")
+    installed = registry()
+    if sys_name is None:
+        raise r.error("system", f"name the system, one of: {', '.join(installed)}")
+    if sys_name not in installed:
+        known = ", ".join(MODULES)
+        raise r.error("system", f"unknown system {sys_name!r}; the systems are: {known}")
+    system = installed[sys_name]
+    raw = r.get("params", dict, {})
+    fights = fight_params_of(system)
+    params: dict[str, Any] = {}
+    sources = {"*": r.sub("params") if raw else key}
+    for given, value in raw.items():
+        name = snake(given)
+        where = f"{r.sub('params')}.{given}"
+        if name in params:
+            raise ConfigError(file, where, f"parameter {name} is given twice (snake and kebab case)")
+        sources[name] = where
+        if name in fights:
+            lo, hi = _FIGHT_BOUNDS[name]
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise ConfigError(file, where, f"fight parameter {name} must be an integer in {lo}..{hi}")
+            params[name] = value
+        else:
+            params[name] = check_param(system, name, value, file, where)
+    try:
+        spec_params, fight = split_fight(system, params)
+    except SpecError as exc:
+        raise ConfigError(file, sources.get(exc.name, key), str(exc)) from None
+    spec = build_spec(system, spec_params, file, sources, "")
+    text = r.get("quantity", str, None, what="a quantity name")
+    if text is None:
+        raise r.error("quantity", "name the quantity: an outcome, outcomes joined by '+', or a metric")
+    lo, hi = _bound(r, "min"), _bound(r, "max")
+    if lo is None and hi is None:
+        raise r.error(None, "give min and/or max (inclusive bounds on the quantity)")
+    if lo is not None and hi is not None and lo > hi:
+        raise r.error("min", f"min = {lo:g} is above max = {hi:g}")
+    try:
+        quantity = Quantity(system, text)
+        quantity.value(spec, fight or None)  # the probe: an unknown quantity is found now
+    except QuantityError as exc:
+        raise r.error("quantity", str(exc)) from None
+    except SpecError as exc:
+        raise ConfigError(file, sources.get(exc.name, sources["*"]), str(exc)) from None
+    except ValueError as exc:
+        raise ConfigError(file, sources["*"], str(exc)) from None
+    name = r.text("name") or f"{sys_name}: {quantity.name} {_bound_text(lo, hi)}"
+    return Check(name, key, sys_name, spec, fight, quantity, lo, hi)
+
+
+def parse_checks(rows: Any, file: str) -> tuple[Check, ...]:
+    """The ``[[checks]]`` tables of a configuration, each read and probed (numbered from
+    1 in errors: ``checks[2].quantity``)."""
+    if rows is None:
+        return ()
+    if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
+        raise ConfigError(file, "checks", f"must be a list of tables [[checks]], got {shown(rows)}")
+    return tuple(_check(row, file, f"checks[{i + 1}]") for i, row in enumerate(rows))
+
+
+def run_checks(checks: tuple[Check, ...] | list[Check]) -> list[dict[str, Any]]:
+    """Each check computed exactly: ``{name, system, params, quantity, value, min, max,
+    passed}`` (the form ``summary.json`` keeps)."""
+    out = []
+    for c in checks:
+        try:
+            value = c.value()
+        except ValueError:  # the probe passed, so only a changed engine can refuse it now
+            value = None
+        out.append(
+            {
+                "name": c.name,
+                "system": c.system,
+                "params": c.params(),
+                "quantity": c.quantity.name,
+                "value": value,
+                "min": c.min,
+                "max": c.max,
+                "passed": within(value, c.min, c.max),
+            }
+        )
+    return out
+
+
+def checks_verdict(results: list[dict[str, Any]]) -> tuple[str, bool]:
+    """One line on the checks, and whether all passed.
+
+    >>> checks_verdict([{"name": "a", "passed": True}, {"name": "b", "passed": False}])
+    ('Balance checks FAILED: 1 of 2 (b).', False)
+    """
+    failed = [r["name"] for r in results if not r["passed"]]
+    n = len(results)
+    if not failed:
+        return f"Balance checks: all {n} pass.", True
+    return f"Balance checks FAILED: {len(failed)} of {n} ({', '.join(failed)}).", False
+
+
+def _number(x: float | None) -> str:
+    return "null" if x is None else f"{x:.10g}"
+
+
+def checks_blocks(results: list[dict[str, Any]]) -> list:
+    """The report's "Balance checks" part: the verdict line and a table of every check."""
+    if not results:
+        return []
+    line, ok = checks_verdict(results)
+    rows = [
+        [
+            r["name"],
+            r["system"],
+            r["quantity"],
+            _number(r["value"]),
+            "–" if r["min"] is None else f"{r['min']:g}",
+            "–" if r["max"] is None else f"{r['max']:g}",
+            "pass" if r["passed"] else "FAIL",
+        ]
+        for r in results
+    ]
+    table = Table(
+        ["check", "system", "quantity", "value", "min", "max", "result"],
+        rows,
+        caption="Each check's exact value against its inclusive bounds (within 1e-12); a null value fails.",
+        label_columns=3,
+    )
+    return [Heading(2, "Balance checks", "balance-checks"), Paragraph(line, "ok" if ok else "fail"), table]
