@@ -94,6 +94,16 @@ def split_fight(system: Any, params: Mapping[str, Any]) -> tuple[dict[str, Any],
     return spec_params, fight
 
 
+def check_fight(fight: Mapping[str, Any]) -> None:
+    """The fight's own parameters checked up front (a SpecError naming the bad one); a
+    varied ``hp`` may be left out."""
+    try:
+        from critlab.analysis.fight import Fight
+    except ImportError:
+        return
+    Fight(**{"hp": 1, **fight})
+
+
 def run_fight(spec: Spec, fight: Mapping[str, Any]) -> Any:
     """The exact fight of ``spec``'s attack (an ExactResult-like result)."""
     try:
@@ -233,6 +243,7 @@ __all__ = [
     "TOLERANCE",
     "Quantity",
     "QuantityError",
+    "check_fight",
     "fight_params_of",
     "quantities_of",
     "run_fight",

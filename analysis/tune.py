@@ -31,7 +31,14 @@ import numpy as np
 import pandas as pd
 
 from critlab.analysis.params import Bool, Choice, Int, declared
-from critlab.analysis.quantity import Quantity, QuantityError, fight_params_of, snake, split_fight
+from critlab.analysis.quantity import (
+    Quantity,
+    QuantityError,
+    check_fight,
+    fight_params_of,
+    snake,
+    split_fight,
+)
 from critlab.analysis.spec import Spec, SpecError, field_types
 from critlab.analysis.systems import get_system
 
@@ -183,6 +190,8 @@ def tune_params(
     n = _check_size({a.name: len(a.values) for a in axes})
     names = [a.name for a in axes]
     spec_base, fight_base = split_fight(system, {k: v for k, v in params.items() if k not in names})
+    if fight_base:
+        check_fight(fight_base)
     words_varied = any(not a.fight and param_kind(system, a.name)[0] != "int" for a in axes)
 
     values = np.full(n, np.nan)
@@ -209,6 +218,8 @@ def tune_params(
             except QuantityError:
                 raise
             except ValueError as exc:  # SpecError included: the rules refuse this point
+                if isinstance(exc, SpecError) and exc.name == "system":
+                    raise  # the system cannot fight at all: no point can
                 refused += 1
                 first_refusal = first_refusal or f"at {_where(names, combo)}: {exc}"
                 continue

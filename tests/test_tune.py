@@ -193,3 +193,35 @@ def test_fight_quantities_when_hp_is_given():
     spec = THAC0.make_spec(thac0=15, target_ac=5)
     df = tune(spec, vary={"hp": [10]}, target=("median_rounds", 4))
     assert df.value.tolist() == [4.0] and df.error.tolist() == [0.0]
+
+
+def test_cli_fight_parameters_vary_and_json(capsys):
+    pytest.importorskip("critlab.analysis.fight")
+    # the rules' reference: P(defeated by round 2) is 141953/819200 with one attack a
+    # round and 0.5445361274 with two
+    status, out, _ = _run(
+        capsys,
+        *("tune", "thac0", "--thac0", "15", "--target-ac", "5", "--hp", "10"),
+        *("--vary", "attacks-per-round=1..2", "--target", "p_defeated_by_round_2=0.5", "--json"),
+    )
+    assert status == 0
+    data = json.loads(out)
+    assert data["fight"] == {"hp": 10}
+    assert [p["params"]["attacks_per_round"] for p in data["points"]] == [2, 1]
+    assert data["points"][0]["value"] == pytest.approx(0.5445361274, abs=1e-9)
+    assert data["points"][1]["value"] == pytest.approx(141953 / 819200, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["severity", "--attacker-skill", "1", "--defender-skill", "1", "--vary", "sm=0..2"], "no damage"),
+        (["thac0", "--thac0", "15", "--target-ac", "5", "--hp", "0", "--vary", "to_hit=0..1"], "hp = 0"),
+        (["thac0", "--thac0", "15", "--target-ac", "5", "--vary", "max_rounds=1..3"], "give hp as well"),
+    ],
+)
+def test_fight_that_cannot_be_exits_2(capsys, argv, message):
+    pytest.importorskip("critlab.analysis.fight")
+    hp = [] if "--hp" in argv or "max_rounds=1..3" in argv else ["--hp", "10"]
+    status, _, err = _run(capsys, "tune", *argv, *hp, "--target", "median_rounds=3")
+    assert status == 2 and message in err
