@@ -8,7 +8,8 @@ across the term's dice keep or drop totals, then add the kept totals or count th
 (``cs>=T``). The exact evaluation lives in :mod:`critlab.analysis.dice_exact`.
 
 Every expression is bounded before any work (dice in all, values spanned, steps of the
-exact programmes), so whatever parses computes in seconds.
+exact programmes: :mod:`critlab.analysis.dice_limits`), so whatever parses computes in
+seconds.
 
 >>> expr = parse("4d6dl1")
 >>> round(expr.dist().mean, 4)
@@ -44,15 +45,13 @@ from critlab.analysis.dice_exact import (
     REROLL_ONCE,
     keep_highest,
 )
+from critlab.analysis.dice_limits import MAX_SPAN, MAX_TOTAL_DICE, check_limits, limits
+from critlab.analysis.dice_limits import quote as _show
 from critlab.analysis.dist import TAIL_EPS, Dist
 
 MAX_DICE = 100
 MAX_SIDES = 1000
 MAX_CONSTANT = 10**6
-# Per whole expression, not per term (a sum of many large terms is bounded too):
-MAX_TOTAL_DICE = 1000
-# values spanned by the terms' distributions (dice x sides, explosions to their cut-off)
-MAX_SPAN = 10**6
 
 # Columns of the kernel encoding of one dice term (see critlab.kernels.dice.roll_expr).
 ENCODING = (
@@ -146,7 +145,7 @@ class DiceTerm:
 @dataclass(frozen=True, slots=True)
 class DiceExpr:
     """A parsed dice expression: dice terms plus an integer constant. Constructing one
-    checks the per-expression limits (see :func:`limits`).
+    checks the per-expression limits (see :mod:`critlab.analysis.dice_limits`).
 
     Examples
     --------
@@ -217,77 +216,7 @@ def _dist_of(expr: DiceExpr) -> Dist:
     return de.expr_dist(expr.terms, expr.constant)
 
 
-# -- limits ------------------------------------------------------------------------------
-def limits(terms: tuple[DiceTerm, ...]) -> tuple[int, int, int]:
-    """``(dice, span, steps)`` of an expression's terms: dice rolled in all, values spanned
-    by the terms' distributions (explosions to their cut-off), and an upper bound on the
-    steps of the exact programmes (pools and explosion chains).
-
-    >>> limits(parse("4d6dl1+1d8").terms)
-    (5, 26, 2850)
-    """
-    eps = de.chain_eps(terms)
-    dice = span = steps = 0
-    for t in terms:
-        dice += t.count
-        width = t.sides
-        classic = de.is_classic(t)
-        if t.exploding:
-            depth = de.explosion_depth(t.sides, t.explode_from, eps)
-            width = t.sides * (depth + (1 if classic else 2))
-            if t.success_at:
-                width = max(width, t.success_at + t.sides)
-            if not classic:
-                steps += width * t.sides
-        if t.success_at:
-            span += t.count + 1
-        elif t.keep_mode == KEEP_ALL:
-            span += t.count * width
-        else:
-            span += t.keep * width
-            if classic:
-                steps += de.classic_pool_work(t.count, t.sides, t.keep)
-            else:
-                steps += de.pool_work(width, t.count, t.keep)
-    return dice, span, steps
-
-
-def check_limits(text: str, terms: tuple[DiceTerm, ...]) -> None:
-    """Refuse (``ValueError``, one line) an expression beyond the per-expression limits."""
-    dice, span, steps = limits(terms)
-    if dice > MAX_TOTAL_DICE:
-        raise ValueError(
-            f"bad dice expression {_show(text)}: rolls {dice} dice in all; "
-            f"at most {MAX_TOTAL_DICE} dice per expression"
-        )
-    if span > MAX_SPAN:
-        raise ValueError(
-            f"bad dice expression {_show(text)}: spans about {span:,} values (dice times sides, "
-            f"explosions included); at most {MAX_SPAN:,} per expression"
-        )
-    if steps > MAX_POOL_WORK:
-        raise ValueError(
-            f"bad dice expression {_show(text)}: about {steps:,} steps to compute exactly (kept "
-            f"or exploding dice); at most {MAX_POOL_WORK:,} per expression"
-        )
-
-
 # -- parsing -----------------------------------------------------------------------------
-def _escape(text: str) -> str:
-    """``text`` with control and other unprintable characters escaped as ``repr`` does."""
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
-
-
-# Longer texts are quoted by their start (an error message stays one readable line).
-MAX_QUOTED = 200
-
-
-def _show(text: str) -> str:
-    if len(text) > MAX_QUOTED:
-        return f"'{_escape(text[: MAX_QUOTED - 20])}...' ({len(text):,} characters)"
-    return f"'{_escape(text)}'"
-
-
 def _bad(text: str, pos: int, expected: str) -> ValueError:
     frag = text[pos:].strip()
     quoted = _show(frag) if frag else "end of text"
