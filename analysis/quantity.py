@@ -18,8 +18,8 @@ bounds are compared with :data:`TOLERANCE` (:func:`within`).
 >>> system = get_system("crit-range")
 >>> spec = system.make_spec(attack_bonus=5, evasion=15, crit_range=2)
 >>> q = Quantity(system, "hit+crit")
->>> round(q.value(spec), 12)
-0.6
+>>> round(q.value(spec), 12)        # naturals 10..20: 11/20
+0.55
 >>> Quantity(system, "expected-damage").name
 'expected_damage'
 >>> within(0.09750000000000003, None, 0.0975)
