@@ -3,15 +3,28 @@
 Each trial rolls the d20s one at a time, exactly as a table would: the initiator's and
 the responder's in a Versus Challenge (then the damage or backlash dice its result calls
 for), the roller's in a 21 Challenge, or the caster's and then each resister's in turn
-for a spell. :func:`trial` is one trial (a label and its values); :func:`block` tallies
-``n`` of them.
+for a spell. :func:`trial` is one trial (a label and its values) for generic drivers;
+:func:`block` tallies ``n`` of them.
+
+How :func:`block` is fast (the same dice, drawn in the same order, as :func:`trial`):
+
+- the mode is dispatched once per block, to one loop per mode with every argument read
+  into a scalar first (passing the argument tuple, which holds arrays, into inlined code
+  leaves reference-count calls in the loop);
+- where a trial's result depends only on its naturals, the loop counts the naturals (or
+  pairs of naturals) it drew and the rules are applied once per distinct natural at the
+  end of the block, weighted by its count; where the result decides which dice come
+  next (combat) or is needed per trial (a spell's resisters), it is looked up in a
+  table of the 400 pairs that the block builds with the same rule functions;
+- counters are kept in registers and histogram offsets read once, as scalars.
 """
 
 from __future__ import annotations
 
 from collections import namedtuple
 
-from critlab.kernels.bins import add_counter, add_label, add_value
+import numpy as np
+
 from critlab.kernels.dice import local_scratch, roll_floored
 from critlab.kernels.jit import kernel
 from critlab.kernels.rng import die, local_state
@@ -33,6 +46,7 @@ Counter = vocabulary(
 )
 ANY = int(Counter.ANY_MAJOR_CATASTROPHE)
 N_CLASSES = len(Outcome)
+PAIRS = 400  # pairs of naturals: index 20 * (first - 1) + (second - 1)
 
 Args = namedtuple(
     "Args",
@@ -45,71 +59,72 @@ Args = namedtuple(
 floored at 0 (what a minor critical deals)."""
 
 
+# -- the rules, on scalars ------------------------------------------------------------------
 @kernel(inline="always")
 def natural_kind(natural, crit_lo, cat_hi):
     """+1 for a natural in the crit range (>= ``crit_lo``), −1 in the catastrophe range
-    (<= ``cat_hi``), else 0."""
-    if natural >= crit_lo:
-        return 1
-    if natural <= cat_hi:
-        return -1
-    return 0
+    (<= ``cat_hi``), else 0 (the ranges never overlap)."""
+    return int(natural >= crit_lo) - int(natural <= cat_hi)
 
 
 @kernel(inline="always")
 def classify(kind, margin, major_margin, succeeded):
     """The class of a roll: a critical or catastrophe by ``kind`` (major by ``margin``),
-    otherwise success or failure as ``succeeded`` says."""
-    if kind > 0:
-        return Outcome.MAJOR_CRITICAL if margin >= major_margin else Outcome.MINOR_CRITICAL
-    if kind < 0:
-        return Outcome.MAJOR_CATASTROPHE if -margin >= major_margin else Outcome.MINOR_CATASTROPHE
-    return Outcome.SUCCESS if succeeded else Outcome.FAILURE
+    otherwise success or failure as ``succeeded`` says. Written as selects: whether a
+    roll succeeds is a coin flip that a branch would mispredict."""
+    label = Outcome.SUCCESS if succeeded else Outcome.FAILURE
+    crit = Outcome.MAJOR_CRITICAL if margin >= major_margin else Outcome.MINOR_CRITICAL
+    cat = Outcome.MAJOR_CATASTROPHE if -margin >= major_margin else Outcome.MINOR_CATASTROPHE
+    label = crit if kind > 0 else label
+    return cat if kind < 0 else label
 
 
 @kernel(inline="always")
-def versus_label(initiator, responder, a):
-    """The initiator's class for a pair of naturals."""
-    kind = natural_kind(initiator, a.crit_lo, a.cat_hi)
-    if a.transfer:
+def versus_label(initiator, responder, crit_lo, cat_hi, edge, transfer, ties_initiator, major_margin):
+    """The initiator's class for a pair of naturals; ``edge`` = skill − opposing skill."""
+    kind = natural_kind(initiator, crit_lo, cat_hi)
+    if transfer:
         # The responder's crit is the initiator's catastrophe and vice versa;
         # opposite pulls cancel, equal ones stand.
-        kind -= natural_kind(responder, a.crit_lo, a.cat_hi)
-        kind = 1 if kind > 0 else (-1 if kind < 0 else 0)
-    margin = initiator + a.skill - responder - a.opposing_skill
-    return classify(kind, margin, a.major_margin, margin > 0 or (margin == 0 and a.ties_initiator))
+        pull = kind - natural_kind(responder, crit_lo, cat_hi)
+        kind = int(pull > 0) - int(pull < 0)
+    margin = initiator - responder + edge
+    return classify(kind, margin, major_margin, margin > 0 or (margin == 0 and ties_initiator))
 
 
 @kernel(inline="always")
-def challenge_label(natural, bonus, against, a):
+def challenge_label(natural, bonus, against, crit_lo, cat_hi, major_margin):
     """The class of a challenge roll ``natural + bonus`` against the total ``against``."""
     margin = natural + bonus - against
-    return classify(natural_kind(natural, a.crit_lo, a.cat_hi), margin, a.major_margin, margin >= 0)
+    return classify(natural_kind(natural, crit_lo, cat_hi), margin, major_margin, margin >= 0)
 
 
 @kernel(inline="always")
-def attack(s, a, label, scratch):
-    """What a versus attack of class ``label`` deals: ``(damage, backlash, down)``."""
+def attack(s, label, dmg_terms, dmg_const, dmg_max, protection, bl_terms, bl_const, attacker_protection,
+           minor_hit, scratch):  # fmt: skip
+    """What a versus attack of class ``label`` deals: ``(damage, backlash, down)``; only
+    the dice its result calls for are rolled."""
     damage = 0
     backlash = 0
     down = 0
     if label == Outcome.SUCCESS:
-        damage = max(0, roll_floored(s, a.dmg_terms, a.dmg_const, scratch) - a.protection)
+        damage = max(0, roll_floored(s, dmg_terms, dmg_const, scratch) - protection)
     elif label == Outcome.MINOR_CRITICAL:
-        damage = a.dmg_max
+        damage = dmg_max
     elif label == Outcome.MAJOR_CRITICAL:
-        damage = 2 * a.dmg_max
+        damage = 2 * dmg_max
     elif label == Outcome.MINOR_CATASTROPHE:
-        if a.minor_hit:
-            backlash = max(0, roll_floored(s, a.bl_terms, a.bl_const, scratch) - a.attacker_protection)
+        if minor_hit:
+            backlash = max(0, roll_floored(s, bl_terms, bl_const, scratch) - attacker_protection)
         else:
             down = 1
     elif label == Outcome.MAJOR_CATASTROPHE:
         down = 1
-        backlash = roll_floored(s, a.bl_terms, a.bl_const, scratch)
+        backlash = roll_floored(s, bl_terms, bl_const, scratch)
     return damage, backlash, down
 
 
+# -- one trial ------------------------------------------------------------------------------
 @kernel(inline="always")
 def trial(s, a, scratch):
     """One trial: ``(label, damage, backlash, down, resister, seen, affected)``.
@@ -128,18 +143,26 @@ def trial(s, a, scratch):
     if a.mode == Mode.VERSUS:
         initiator = die(s, 20)
         responder = die(s, 20)
-        label = versus_label(initiator, responder, a)
+        label = versus_label(
+            initiator, responder, a.crit_lo, a.cat_hi, a.skill - a.opposing_skill, a.transfer,
+            a.ties_initiator, a.major_margin,
+        )  # fmt: skip
         if a.combat:
-            damage, backlash, down = attack(s, a, label, scratch)
+            damage, backlash, down = attack(
+                s, label, a.dmg_terms, a.dmg_const, a.dmg_max, a.protection, a.bl_terms, a.bl_const,
+                a.attacker_protection, a.minor_hit, scratch,
+            )  # fmt: skip
     elif a.mode == Mode.CHALLENGE:
-        label = challenge_label(die(s, 20), a.skill, a.target, a)
+        label = challenge_label(die(s, 20), a.skill, a.target, a.crit_lo, a.cat_hi, a.major_margin)
     else:
         natural = die(s, 20)
-        label = challenge_label(natural, a.skill, a.target, a)
+        label = challenge_label(natural, a.skill, a.target, a.crit_lo, a.cat_hi, a.major_margin)
         caster_total = natural + a.skill
         cast = label >= Outcome.SUCCESS
         for i in range(a.resisters):
-            r_label = challenge_label(die(s, 20), a.resistance, caster_total, a)
+            r_label = challenge_label(
+                die(s, 20), a.resistance, caster_total, a.crit_lo, a.cat_hi, a.major_margin
+            )
             if i == 0:
                 resister = r_label
             seen |= 1 << r_label
@@ -148,23 +171,180 @@ def trial(s, a, scratch):
     return label, damage, backlash, down, resister, seen, affected
 
 
+# -- the tally --------------------------------------------------------------------------------
+@kernel(inline="always")
+def bin_of(value, lo, n_bins):
+    """The bin of ``value`` in a histogram of ``n_bins`` bins from ``lo``; the tail bin
+    (``n_bins``) for a value outside them (see :mod:`critlab.kernels.bins`)."""
+    i = value - lo
+    return i if 0 <= i < n_bins else n_bins
+
+
+@kernel(inline="always")
+def hist_slot(layout, hist):
+    """``(start, lo, n_bins)`` of histogram ``hist``, read once into scalars."""
+    base = 2 + 3 * hist
+    return layout[base], layout[base + 1], layout[base + 2]
+
+
 @kernel
 def block(s, n, out, layout, a):
     """Tally ``n`` trials into ``out`` (see :mod:`critlab.kernels.bins` for the layout)."""
+    if a.mode == Mode.VERSUS:
+        if a.combat:
+            attacks_block(s, n, out, layout, a, a.dmg_terms, a.bl_terms)
+        else:
+            versus_block(s, n, out, a)
+    elif a.mode == Mode.CHALLENGE:
+        challenge_block(s, n, out, a)
+    else:
+        spell_block(s, n, out, layout, a)
+
+
+@kernel
+def versus_block(s, n, out, a):
+    """Versus without combat: the pairs of naturals counted, each pair judged once."""
+    s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
+    pairs = np.zeros(PAIRS, dtype=np.int64)
+    for _ in range(n):
+        initiator = die(s, 20)
+        responder = die(s, 20)
+        pairs[20 * initiator + responder - 21] += 1
+    edge = a.skill - a.opposing_skill
+    for p in range(PAIRS):
+        label = versus_label(
+            p // 20 + 1, p % 20 + 1, a.crit_lo, a.cat_hi, edge, a.transfer, a.ties_initiator, a.major_margin
+        )
+        out[label] += pairs[p]
+
+
+@kernel
+def versus_table(a):
+    """The initiator's class for each pair of naturals (index as in :data:`PAIRS`)."""
+    table = np.empty(PAIRS, dtype=np.int64)
+    edge = a.skill - a.opposing_skill
+    for p in range(PAIRS):
+        table[p] = versus_label(
+            p // 20 + 1, p % 20 + 1, a.crit_lo, a.cat_hi, edge, a.transfer, a.ties_initiator, a.major_margin
+        )
+    return table
+
+
+@kernel
+def attacks_block(s, n, out, layout, a, dmg_terms, bl_terms):
+    """Versus with damage: each pair's class looked up, then the dice it calls for."""
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     scratch = local_scratch()
+    table = versus_table(a)
+    # the dice arrive as arguments of their own: an array read out of ``a`` and used in
+    # the loop is reference-counted on every use
+    dmg_const, dmg_max, protection = a.dmg_const, a.dmg_max, a.protection
+    bl_const, attacker_protection, minor_hit = a.bl_const, a.attacker_protection, a.minor_hit
+    d_start, d_lo, d_bins = hist_slot(layout, Hist.DAMAGE)
+    b_start, b_lo, b_bins = hist_slot(layout, Hist.BACKLASH)
+    damage_sum = 0
+    backlash_sum = 0
+    downs = 0
+    for _ in range(n):
+        initiator = die(s, 20)
+        responder = die(s, 20)
+        label = table[20 * initiator + responder - 21]
+        damage, backlash, down = attack(
+            s, label, dmg_terms, dmg_const, dmg_max, protection, bl_terms, bl_const, attacker_protection,
+            minor_hit, scratch,
+        )  # fmt: skip
+        out[label] += 1
+        out[d_start + bin_of(damage, d_lo, d_bins)] += 1
+        out[b_start + bin_of(backlash, b_lo, b_bins)] += 1
+        damage_sum += damage
+        backlash_sum += backlash
+        downs += down
+    counters = layout[2 + 3 * layout[1]]
+    out[counters + Counter.DAMAGE_SUM] += damage_sum
+    out[counters + Counter.BACKLASH_SUM] += backlash_sum
+    out[counters + Counter.DOWN] += downs
+
+
+@kernel
+def challenge_block(s, n, out, a):
+    """A 21 Challenge: the naturals counted, each judged once."""
+    s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
+    naturals = np.zeros(20, dtype=np.int64)
+    for _ in range(n):
+        naturals[die(s, 20) - 1] += 1
+    for v in range(20):
+        out[challenge_label(v + 1, a.skill, a.target, a.crit_lo, a.cat_hi, a.major_margin)] += naturals[v]
+
+
+@kernel
+def spell_block(s, n, out, layout, a):
+    """A spell: the caster's naturals counted; each resister's class looked up by the
+    pair (caster natural, resister natural), its bit and whether it is affected."""
+    s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
+    bit = np.empty(PAIRS, dtype=np.int64)
+    hit = np.empty(PAIRS, dtype=np.int64)  # 1 where the resister is affected
+    classes = np.empty(PAIRS, dtype=np.int64)
+    for p in range(PAIRS):
+        caster = p // 20 + 1
+        cast = (
+            challenge_label(caster, a.skill, a.target, a.crit_lo, a.cat_hi, a.major_margin) >= Outcome.SUCCESS
+        )
+        c = challenge_label(p % 20 + 1, a.resistance, caster + a.skill, a.crit_lo, a.cat_hi, a.major_margin)
+        classes[p] = c
+        bit[p] = 1 << c
+        hit[p] = int(cast and c < Outcome.SUCCESS)
+    casters = np.zeros(20, dtype=np.int64)
+    firsts = np.zeros(PAIRS, dtype=np.int64)  # the first resister's pairs
+    masks = np.zeros(1 << N_CLASSES, dtype=np.int64)  # casts by the set of classes seen
+    others = a.resisters - 1
+    affected = 0
+    for _ in range(n):
+        caster = die(s, 20)
+        casters[caster - 1] += 1
+        row = 20 * caster - 21
+        p = row + die(s, 20)
+        firsts[p] += 1
+        seen = bit[p]
+        affected += hit[p]
+        for _ in range(others):
+            p = row + die(s, 20)
+            seen |= bit[p]
+            affected += hit[p]
+        masks[seen] += 1
+    for v in range(20):
+        out[challenge_label(v + 1, a.skill, a.target, a.crit_lo, a.cat_hi, a.major_margin)] += casters[v]
+    r_start, r_lo, r_bins = hist_slot(layout, Hist.RESISTER)
+    for p in range(PAIRS):
+        out[r_start + bin_of(classes[p], r_lo, r_bins)] += firsts[p]
+    counters = layout[2 + 3 * layout[1]]
+    for m in range(1 << N_CLASSES):
+        for c in range(N_CLASSES):
+            if m & (1 << c):
+                out[counters + ANY + c] += masks[m]
+    out[counters + Counter.AFFECTED] += affected
+
+
+@kernel
+def trial_block(s, n, out, layout, a):
+    """The tally of :func:`block` built from :func:`trial`, one trial at a time: the
+    reference the tests hold :func:`block` to (same seed, same counts)."""
+    s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
+    scratch = local_scratch()
+    counters = layout[2 + 3 * layout[1]]
     for _ in range(n):
         label, damage, backlash, down, resister, seen, affected = trial(s, a, scratch)
-        add_label(out, label)
+        out[label] += 1
         if a.combat:
-            add_value(out, layout, Hist.DAMAGE, damage)
-            add_value(out, layout, Hist.BACKLASH, backlash)
-            add_counter(out, layout, Counter.DAMAGE_SUM, damage)
-            add_counter(out, layout, Counter.BACKLASH_SUM, backlash)
-            add_counter(out, layout, Counter.DOWN, down)
+            start, lo, n_bins = hist_slot(layout, Hist.DAMAGE)
+            out[start + bin_of(damage, lo, n_bins)] += 1
+            start, lo, n_bins = hist_slot(layout, Hist.BACKLASH)
+            out[start + bin_of(backlash, lo, n_bins)] += 1
+            out[counters + Counter.DAMAGE_SUM] += damage
+            out[counters + Counter.BACKLASH_SUM] += backlash
+            out[counters + Counter.DOWN] += down
         elif a.mode == Mode.SPELL:
-            add_value(out, layout, Hist.RESISTER, resister)
+            start, lo, n_bins = hist_slot(layout, Hist.RESISTER)
+            out[start + bin_of(resister, lo, n_bins)] += 1
             for c in range(N_CLASSES):
-                if seen & (1 << c):
-                    add_counter(out, layout, ANY + c, 1)
-            add_counter(out, layout, Counter.AFFECTED, affected)
+                out[counters + ANY + c] += (seen >> c) & 1
+            out[counters + Counter.AFFECTED] += affected

@@ -17,8 +17,10 @@ from critlab.analysis.sweep import sweep
 from critlab.analysis.systems.crits_cats import (
     LABELS,
     METRICS,
+    SYSTEM,
     CritsCatsSpec,
     exact,
+    kernel_args,
     simulate,
     versus_classes,
 )
@@ -37,6 +39,8 @@ from critlab.analysis.views.crits_cats import (
     plot_versus_extremes,
     resisters_table,
 )
+from critlab.kernels import crits_cats as k
+from critlab.kernels.rng import stream_state
 
 # Significance for MC-vs-exact checks: fixed seeds make each verdict reproducible, and at
 # 1e-3 a real bias of a few percent in any label at these trial counts is still caught.
@@ -362,6 +366,18 @@ def test_serial_equals_parallel(params):
             h.counts.tolist() == two.tally.hists[name].counts.tolist()
             and h.tail == two.tally.hists[name].tail
         )
+
+
+@pytest.mark.parametrize("params", VALIDATION_POINTS)
+def test_block_tallies_what_trial_draws(params):
+    # The block loop counts naturals and judges each once, or looks classes up in
+    # tables: it must tally exactly what the per-trial function gives, trial by trial.
+    spec = CritsCatsSpec(**params)
+    layout = SYSTEM.layout(spec, exact(spec))
+    fast, slow = np.zeros(layout.n_out, dtype=np.int64), np.zeros(layout.n_out, dtype=np.int64)
+    k.block(stream_state(11, 3), 20_000, fast, layout.array, kernel_args(spec))
+    k.trial_block(stream_state(11, 3), 20_000, slow, layout.array, kernel_args(spec))
+    assert fast.tolist() == slow.tolist()
 
 
 def test_numpy_bench_matches_exact():
