@@ -117,13 +117,9 @@ class RuleSystem:
     title: str
     spec: type[Spec]
     exact: Callable[[Any], ExactResult]
-    simulator: Simulator | None = None
+    simulator: Simulator
     views: str | None = None
     bench: str | None = None
-    # transitional: systems not yet on the shared simulation path
-    legacy_simulate: Callable[..., SimResult] | None = None
-    legacy_plots: Mapping[str, Callable[..., Any]] | None = None
-    legacy_bench: Callable[[], Iterable[BenchCase]] | None = None
 
     def __post_init__(self) -> None:
         # The spec class knows its system, so sweeps and the top-level API are handed the
@@ -145,16 +141,12 @@ class RuleSystem:
     @property
     def plots(self) -> Mapping[str, Callable[..., Any]]:
         """The system's plots by name (from its views module's ``PLOTS``)."""
-        if self.legacy_plots is not None:
-            return self.legacy_plots
         if self.views is None:
             return {}
         return importlib.import_module(self.views).PLOTS
 
     def bench_cases(self) -> list[BenchCase]:
         """The system's ``make bench`` cases (from its bench module's ``bench_cases``)."""
-        if self.legacy_bench is not None:
-            return list(self.legacy_bench())
         if self.bench is None:
             return []
         return list(importlib.import_module(self.bench).bench_cases())
@@ -212,10 +204,6 @@ class RuleSystem:
             A ``dask.distributed.Client``: the same blocks on its cluster, same counts.
         """
         self.check_spec(spec)
-        if self.legacy_simulate is not None:
-            return self.legacy_simulate(
-                spec, trials=trials, seed=seed, threads=threads, progress=progress, client=client
-            )
         ex = self.exact(spec)
         layout = self.layout(spec, ex)
         block = KernelBlock(self.simulator.block, layout.array, self.simulator.args(spec))
