@@ -71,12 +71,13 @@ def limits(terms) -> tuple[int, int, int]:
     return dice, span, steps
 
 
-def check_limits(text: str, terms) -> None:
-    """Refuse (``ValueError``, one line) an expression beyond the per-expression limits."""
+def check_limits(text: str, terms, *, partial: bool = False) -> None:
+    """Refuse (``ValueError``, one line) an expression beyond the per-expression limits;
+    ``partial``: ``terms`` are only the first terms of ``text``."""
     dice, span, steps = limits(terms)
     if dice > MAX_TOTAL_DICE:
         raise ValueError(
-            f"bad dice expression {quote(text)}: rolls {dice} dice in all; "
+            f"bad dice expression {quote(text)}: rolls {'at least ' if partial else ''}{dice} dice in all; "
             f"at most {MAX_TOTAL_DICE} dice per expression"
         )
     if span > MAX_SPAN:

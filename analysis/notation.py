@@ -246,7 +246,7 @@ def parse(text: str) -> DiceExpr:
     """
     if not isinstance(text, str):
         raise ValueError(f"a dice expression must be text, got {text!r}")
-    pos, sign, terms, constant = 0, 1, [], 0
+    pos, sign, terms, constant, dice = 0, 1, [], 0, 0
     if not text.strip():
         raise _error(text, "it is empty; expected e.g. '1d20' or '2d6+1'")
     odd = next((i for i, ch in enumerate(text) if not ch.isprintable()), None)
@@ -261,11 +261,14 @@ def parse(text: str) -> DiceExpr:
         if m:
             term, pos = _dice_term(text, m, sign)
             terms.append(term)
+            dice += term.count
+            if dice > MAX_TOTAL_DICE:  # stop reading a giant expression early
+                check_limits(text, tuple(terms), partial=True)
         else:
             m = _CONST.match(text, pos)
             if not m:
                 raise _bad(text, pos, "a die like '2d6' or a number")
-            value = int(m.group(1))
+            value = _number(text, m.group(1))
             if value > MAX_CONSTANT:
                 raise _error(text, f"constant {value} is above {MAX_CONSTANT}")
             constant += sign * value
@@ -284,8 +287,8 @@ def parse(text: str) -> DiceExpr:
 
 
 def _dice_term(text: str, m: re.Match, sign: int) -> tuple[DiceTerm, int]:
-    count = int(m.group(1)) if m.group(1) else 1
-    sides = int(m.group(2))
+    count = _number(text, m.group(1)) if m.group(1) else 1
+    sides = _number(text, m.group(2))
     if not 1 <= count <= MAX_DICE:
         raise _error(text, f"dice count {count} is not in 1..{MAX_DICE}")
     if not 1 <= sides <= MAX_SIDES:
@@ -334,6 +337,14 @@ def _suffix_value(text: str, s: re.Match, op: str, pos: int) -> int | None:
     if not ge or not digits:
         spelled = _SPELLED.get(op, f"'{op}' and a number (e.g. '{op}1')")
         raise _error(text, f"{_show(s.group(0))} at position {pos + 1} is incomplete; expected {spelled}")
+    return _number(text, digits)
+
+
+def _number(text: str, digits: str) -> int:
+    """The value of ASCII ``digits``, refused when it has more digits than any limit (no
+    giant integer is ever built from a long text)."""
+    if len(digits.lstrip("0")) > 9:
+        raise _error(text, f"number {_show(digits)} is far above every limit of the notation")
     return int(digits)
 
 

@@ -98,6 +98,7 @@ EXPLODING = {
     "3d6!cs>=10": 3 @ successes(boom(d6), 10),
     "6d10!kh3cs>=8": successes(boom(d10), 8).highest(6, 3),
     "4d6!kl2cs>=4": successes(boom(d6), 4).lowest(4, 2),
+    "3d6ro1!cs>=9": 3 @ successes(rerolled_boom(ro(d6, 1), d6), 9),
     # sums of everything
     "2d6!+1d6ro1-1d4!kh1+3": 2 @ boom(d6) + ro(d6, 1) - boom(d4) + 3,
 }
@@ -304,3 +305,13 @@ def test_means_add(a, b):
     da, db, dab = dice_dist(a), dice_dist(b), dice_dist(a + b)  # b begins with its sign
     # the represented means leave out tails below 1e-12 at values of a few hundred
     assert dab.mean == pytest.approx(da.mean + db.mean, abs=1e-8)
+
+
+def test_a_success_beyond_the_explosion_cut_off_is_still_exact():
+    # P(1d6! >= 200) ~ 6**-33 lies far below the tail budget: the chain is computed up to
+    # the threshold, so the count's probability is exact relative to itself
+    for text, die in [("1d6!cs>=200", boom(d6)), ("1d6ro1!cs>=100", rerolled_boom(ro(d6, 1), d6))]:
+        at = int(text.rsplit(">=", 1)[1])
+        ref = Fraction(sum(q for v, q in die.items() if v >= at), die.denominator())
+        d = dice_dist(text)
+        assert d.tail == 0.0 and d.pmf(1) == pytest.approx(float(ref), rel=1e-9)
