@@ -225,3 +225,13 @@ def test_fight_that_cannot_be_exits_2(capsys, argv, message):
     hp = [] if "--hp" in argv or "max_rounds=1..3" in argv else ["--hp", "10"]
     status, _, err = _run(capsys, "tune", *argv, *hp, "--target", "median_rounds=3")
     assert status == 2 and message in err
+
+
+def test_progress_bar_on_a_long_grid(capsys):
+    # the bar is tqdm's on stderr (drawn after a second); the result does not depend on it
+    spec = THAC0.make_spec(thac0=15, target_ac=5)
+    grid = {"target_ac": range(-10, 10), "to_hit": range(-15, 15)}
+    shown = tune(spec, vary=grid, target=("hit", 0.5), top=3, progress=True)
+    quiet = tune(spec, vary=grid, target=("hit", 0.5), top=3, progress=False)
+    assert shown.equals(quiet) and shown.attrs["points"] == 600
+    assert capsys.readouterr().out == ""
