@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections import namedtuple
 
 from critlab.kernels.bins import add_counter, add_label, add_value
+from critlab.kernels.d20 import roll_d20
 from critlab.kernels.dice import local_scratch, roll_floored
 from critlab.kernels.jit import kernel
-from critlab.kernels.rng import die, local_state
+from critlab.kernels.rng import local_state
 from critlab.kernels.vocab import vocabulary
 
 # Both modes count under the same four indices: critfail, miss/failure, hit/success, crit.
@@ -25,12 +26,14 @@ Counter = vocabulary("Counter", "damage_sum", module=__name__)
 
 Args = namedtuple(
     "Args",
-    "attack bonus target crit_from critfail_to dmg_terms dmg_const crit_terms crit_const dt keep den x_max",
+    "attack roll bonus target crit_from critfail_to dmg_terms dmg_const crit_terms crit_const dt keep den "
+    "x_max",
 )
 """The kernel's arguments, built by :mod:`critlab.analysis.systems.crit_range` from a spec:
-``bonus`` / ``target`` are attack_bonus / evasion (or bonus / difficulty); naturals
-``>= crit_from`` are CRITs and ``<= critfail_to`` CRITFAILs; ``keep / den`` is 1 − DR
-(see :func:`scale_floor`)."""
+``roll`` is the d20 roll mode (:data:`critlab.kernels.d20.RollMode`), whose kept die is
+the natural for every rule; ``bonus`` / ``target`` are attack_bonus / evasion (or bonus /
+difficulty); naturals ``>= crit_from`` are CRITs and ``<= critfail_to`` CRITFAILs;
+``keep / den`` is 1 − DR (see :func:`scale_floor`)."""
 
 
 @kernel(inline="always")
@@ -65,7 +68,7 @@ def scale_floor(x, keep, den, x_max):
 @kernel(inline="always")
 def trial(s, a, scratch):
     """One attack (or skill test when ``a.attack`` is false): ``(label, damage, crit_bonus)``."""
-    natural = die(s, 20)
+    natural = roll_d20(s, a.roll)
     damage = 0
     crit_bonus = 0
     if natural <= a.critfail_to:

@@ -1,8 +1,9 @@
 """Kernel for ``thac0`` (AD&D criticals and fumbles).
 
-Each trial rolls the d20 and, where the rules say so, the fumble reroll and the damage
-dice, one die at a time, exactly as a table would. :func:`trial` is one attack (a label
-and its damage); :func:`block` tallies ``n`` of them.
+Each trial rolls the d20 (both dice under advantage or disadvantage, keeping one) and,
+where the rules say so, the fumble reroll and the damage dice, one die at a time, exactly
+as a table would. :func:`trial` is one attack (a label and its damage); :func:`block`
+tallies ``n`` of them.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from critlab.kernels.bins import add_counter, add_label, add_value
+from critlab.kernels.d20 import roll_d20
 from critlab.kernels.dice import local_scratch, roll_expr, roll_floored
 from critlab.kernels.jit import kernel
 from critlab.kernels.rng import die, local_state
@@ -24,10 +26,11 @@ Counter = vocabulary("Counter", "damage_sum", module=__name__)
 
 Args = namedtuple(
     "Args",
-    "need to_hit crit_threshold fumble_is_miss crit_option dmg_terms dmg_const dmg_min dmg_max "
+    "roll need to_hit crit_threshold fumble_is_miss crit_option dmg_terms dmg_const dmg_min dmg_max "
     "sev_terms sev_const",
 )
-"""The kernel's arguments, built by :mod:`critlab.analysis.systems.thac0` from a spec."""
+"""The kernel's arguments, built by :mod:`critlab.analysis.systems.thac0` from a spec;
+``roll`` is the d20 roll mode (:data:`critlab.kernels.d20.RollMode`)."""
 
 
 @kernel(inline="always")
@@ -44,8 +47,9 @@ def halve(damage, times):
 
 @kernel(inline="always")
 def trial(s, a, scratch):
-    """One attack: ``(label, damage, severity)``."""
-    natural = die(s, 20)
+    """One attack: ``(label, damage, severity)``. The kept d20 of ``a.roll`` is the natural
+    for every rule; the fumble reroll is one plain d20 whatever the roll mode."""
+    natural = roll_d20(s, a.roll)
     damage = 0
     severity = 0
     if natural == 1:

@@ -358,3 +358,99 @@ def test_cli_bad_parameter_exits_2(capsys):
     assert main(["exact", "crit-range", "--attack-bonus", "3", "--evasion", "11", "--crit-range", "25"]) == 2
     err = capsys.readouterr().err
     assert "crit_range" in err and "25" in err and len(err.strip().splitlines()) == 1
+
+
+# -- d20 roll modes ----------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("roll", "r", "p"),
+    [
+        ("advantage", 1, 0.0975),
+        ("advantage", 2, 0.19),
+        ("disadvantage", 1, 0.0025),
+        ("disadvantage", 2, 0.01),
+    ],
+)
+def test_roll_mode_crit_rate_references(roll, r, p):
+    # the rules' references: 1 - (19/20)^2 = 9.75% with advantage, (1/20)^2 = 0.25% with
+    # disadvantage; crit range 2: 1 - (18/20)^2 = 19% and (2/20)^2 = 1%
+    for spec in (
+        CritRangeSpec(attack_bonus=5, evasion=15, roll=roll, crit_range=r),
+        CritRangeSpec(mode="test", bonus=5, difficulty=15, roll=roll, crit_range=r),
+    ):
+        result = exact(spec)
+        assert result.outcomes["crit"] == pytest.approx(p, abs=EXACT)
+        assert result.metrics["p_crit"] == pytest.approx(p, abs=EXACT)
+
+
+def test_advantage_attack_reference():
+    # +5 against evasion 15 hits on a kept natural >= 10. Of the 400 ordered pairs of
+    # d20s, max <= k in k^2 of them: critfail (max 1) 1, miss (max 2..9) 81 - 1 = 80,
+    # hit (max 10..19) 361 - 81 = 280, crit (max 20) 400 - 361 = 39.
+    r = exact(CritRangeSpec(attack_bonus=5, evasion=15, roll="advantage"))
+    expected = {"critfail": Fraction(1, 400), "miss": Fraction(1, 5), "hit": Fraction(7, 10)}
+    expected["crit"] = Fraction(39, 400)
+    for label, p in expected.items():
+        assert r.outcomes[label] == pytest.approx(float(p), abs=EXACT)
+    # 7/10 * 5.5 + 39/400 * (5.5 + 4.2) = 19183/4000
+    assert r.metrics["expected_damage"] == pytest.approx(19183 / 4000, abs=1e-10)
+    assert r.metrics["p_critfail"] == pytest.approx(1 / 400, abs=EXACT)
+    # the weapon loses Condition only on a kept 1: 10 / (1/400) attacks on average
+    assert r.metrics["mean_attacks_to_break"] == pytest.approx(4000.0)
+    assert r.distributions["attacks_to_break"].mean == pytest.approx(4000.0, rel=1e-9)
+    assert r.params["roll"] == "advantage" and list(r.params)[:2] == ["mode", "roll"]
+
+
+@pytest.mark.parametrize(("roll", "damage"), [("normal", 3.235), ("disadvantage", 1.67425)])
+def test_roll_mode_expected_damage_references(roll, damage):
+    r = exact(CritRangeSpec(attack_bonus=5, evasion=15, roll=roll))
+    assert r.metrics["expected_damage"] == pytest.approx(damage, abs=1e-10)
+
+
+def test_disadvantage_test_mode_by_pair_enumeration():
+    # +2 against difficulty 15 succeeds on a kept natural >= 13; the kept die of
+    # disadvantage is the lower of two, counted over all 400 ordered pairs
+    kept = [min(a, b) for a in range(1, 21) for b in range(1, 21)]
+    spec = CritRangeSpec(mode="test", bonus=2, difficulty=15, roll="disadvantage", critfail_range=2)
+    expected = {
+        "critfail": sum(k <= 2 for k in kept),
+        "failure": sum(3 <= k <= 12 for k in kept),
+        "success": sum(13 <= k <= 19 for k in kept),
+        "crit": sum(k == 20 for k in kept),
+    }
+    r = exact(spec)
+    for label, count in expected.items():
+        assert r.outcomes[label] == pytest.approx(count / 400, abs=EXACT)
+
+
+@pytest.mark.parametrize("roll", ["advantage", "disadvantage"])
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(attack_bonus=5, evasion=15),
+        dict(attack_bonus=-2, evasion=14, crit_range=5, critfail_range=3, damage="2d6-3", dt=2, dr=0.8),
+        dict(mode="test", bonus=4, difficulty=18, crit_range=3, critfail_range=2),
+    ],
+)
+def test_roll_mode_simulation_matches_exact(roll, params):
+    spec = CritRangeSpec(**params, roll=roll)
+    v = validate(exact(spec), simulate(spec, trials=200_000, seed=77, progress=False), alpha=ALPHA)
+    assert v.passed, v.groups
+
+
+def test_cli_bad_roll_exits_2(capsys):
+    assert main(["exact", "crit-range", "--attack-bonus", "5", "--evasion", "15", "--roll", "twice"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "roll" in err and "twice" in err and "normal, advantage, disadvantage" in err
+
+
+def test_roll_mode_table_and_plot():
+    import matplotlib.pyplot as plt
+
+    from critlab.analysis.views.crit_range import plot_roll_modes, roll_mode_table
+
+    t = roll_mode_table(CritRangeSpec(attack_bonus=5, evasion=15), crit_ranges=[1])
+    assert t.loc[1, ("expected_damage", "advantage")] == pytest.approx(19183 / 4000, abs=1e-10)
+    fig = plot_roll_modes(CritRangeSpec(attack_bonus=5, evasion=15), crit_ranges=range(0, 3))
+    assert all("(exact)" in a.get_title() for a in fig.axes)
+    plt.close(fig)

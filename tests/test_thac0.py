@@ -94,3 +94,81 @@ def test_simulation_matches_exact(params):
     spec = Thac0Spec(**params)
     v = validate(exact(spec), simulate(spec, trials=400_000, seed=2024, progress=False), alpha=ALPHA)
     assert v.passed, v.groups
+
+
+# -- d20 roll modes: every case counted over the 400 ordered pairs of d20s ---------------
+PAIRS = [(a, b) for a in range(1, 21) for b in range(1, 21)]
+
+
+def kept_counts(roll: str) -> dict[int, int]:
+    """How many of the 400 pairs keep each natural."""
+    pick = max if roll == "advantage" else min
+    counts = dict.fromkeys(range(1, 21), 0)
+    for a, b in PAIRS:
+        counts[pick(a, b)] += 1
+    return counts
+
+
+@pytest.mark.parametrize("roll", ["advantage", "disadvantage"])
+def test_roll_mode_thac0_15_vs_ac_5(roll):
+    # need 10: a kept 1 fumbles (it would not hit), 2-9 miss, 10-19 hit, 20 hits by 10: critical
+    n = kept_counts(roll)
+    r = exact(Thac0Spec(thac0=15, target_ac=5, roll=roll))
+    expected = {
+        "fumble": n[1],
+        "miss": sum(n[k] for k in range(2, 10)),
+        "hit": sum(n[k] for k in range(10, 20)),
+        "critical_hit": n[20],
+    }
+    for label, count in expected.items():
+        assert r.outcomes[label] == pytest.approx(count / 400, abs=1e-12)
+    # advantage: 39/400 critical hits (1 - (19/20)^2) and 280/400 hits; 1d8 averages 4.5
+    assert n[20] == (39 if roll == "advantage" else 1)
+    damage = (expected["hit"] * 4.5 + expected["critical_hit"] * 9) / 400
+    assert r.metrics["expected_damage"] == pytest.approx(damage, abs=1e-10)
+
+
+@pytest.mark.parametrize("roll", ["advantage", "disadvantage"])
+def test_roll_mode_fumble_reroll_is_a_plain_d20(roll):
+    # need 10, to_hit 12: a kept 1 rerolls one plain d20 at -20, hitting on 18-20 (3 in 20),
+    # whatever the roll mode; under disadvantage a kept 1 comes up 39 times in 400
+    n = kept_counts(roll)
+    r = exact(Thac0Spec(thac0=10, target_ac=0, to_hit=12, roll=roll))
+    assert r.outcomes["fumble_reroll_hit"] == pytest.approx(n[1] / 400 * 3 / 20, abs=1e-12)
+    assert r.outcomes["fumble"] == pytest.approx(n[1] / 400 * 17 / 20, abs=1e-12)
+    assert r.outcomes["critical_hit"] == pytest.approx(n[20] / 400, abs=1e-12)
+    assert r.outcomes["hit"] == pytest.approx(sum(n[k] for k in range(2, 20)) / 400, abs=1e-12)
+
+
+def test_advantage_natural_20_reduced():
+    # THAC0 20 against AC -12: only a kept 20 hits (at half damage), with advantage 39/400
+    r = exact(Thac0Spec(thac0=20, target_ac=-12, roll="advantage"))
+    assert r.outcomes["natural20_reduced"] == pytest.approx(39 / 400, abs=1e-12)
+    assert r.outcomes["fumble"] == pytest.approx(1 / 400, abs=1e-12)
+    assert r.outcomes["miss"] == pytest.approx(360 / 400, abs=1e-12)
+    # 1d8 halved once averages 2.125 (half a point still deals 1)
+    assert r.metrics["expected_damage"] == pytest.approx(39 / 400 * 2.125, abs=1e-12)
+
+
+@pytest.mark.parametrize("roll", ["advantage", "disadvantage"])
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(thac0=15, target_ac=5),
+        dict(thac0=10, target_ac=0, to_hit=12, crit_threshold=18, crit_option="severity"),
+        dict(thac0=20, target_ac=-20, damage="2d4+1"),
+    ],
+)
+def test_roll_mode_simulation_matches_exact(roll, params):
+    spec = Thac0Spec(**params, roll=roll)
+    v = validate(exact(spec), simulate(spec, trials=200_000, seed=77, progress=False), alpha=ALPHA)
+    assert v.passed, v.groups
+
+
+def test_cli_bad_roll_exits_2(capsys):
+    from critlab.analysis.cli import main
+
+    assert main(["exact", "thac0", "--thac0", "15", "--target-ac", "5", "--roll", "twice"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "roll" in err and "twice" in err and "normal, advantage, disadvantage" in err

@@ -6,7 +6,9 @@ hit plus the ``crit_dice``, which always explode); otherwise natural + ``attack_
 >= ``evasion`` is a ``hit``, else a ``miss``. Damage is the ``damage`` roll less ``dt``
 (floored at 0); the CRIT dice are added after DT and the sum is reduced by ``dr``,
 rounding down exactly. In ``test`` mode, d20 + ``bonus`` against ``difficulty`` gives
-``critfail``, ``failure``, ``success`` or ``crit``, with no damage.
+``critfail``, ``failure``, ``success`` or ``crit``, with no damage. Under a ``roll`` of
+advantage or disadvantage two d20s are rolled and the kept one is the natural for every
+rule.
 
 >>> spec = CritRangeSpec(attack_bonus=3, evasion=11, crit_range=2)
 >>> r = exact(spec)
@@ -28,6 +30,7 @@ from typing import Any, Literal
 import numpy as np
 from scipy import stats
 
+from critlab.analysis.d20 import natural_probs, roll_code, roll_param
 from critlab.analysis.dist import TAIL_EPS, Dist
 from critlab.analysis.notation import KEEP_ALL, DiceExpr
 from critlab.analysis.params import Choice, Decimal01, Dice, Int, param
@@ -47,6 +50,8 @@ TEST = {"mode": ("test",)}
 # the kernel's overflow-free floor.
 DR = Decimal01(places=18)
 INT64_MAX = 2**63 - 1
+# The kept d20's chances are whole multiples of 1/400 in every roll mode.
+NATURAL_DENOMINATOR = 400
 
 
 def labels(spec: CritRangeSpec) -> tuple[str, ...]:
@@ -67,6 +72,10 @@ class CritRangeSpec(Spec):
     mode
         ``attack`` (d20 + attack_bonus against evasion, with damage and wear) or ``test``
         (d20 + bonus against difficulty).
+    roll
+        The roller's d20: ``normal``, ``advantage`` (two, keep the higher) or
+        ``disadvantage`` (two, keep the lower); the kept die is the natural for the
+        crit and critfail ranges and the hit.
     attack_bonus, evasion
         Required in attack mode.
     crit_range, critfail_range
@@ -93,6 +102,7 @@ class CritRangeSpec(Spec):
         "attack: d20 + attack_bonus against evasion, with damage and wear; test: d20 + bonus "
         "against difficulty",
     )
+    roll: Literal["normal", "advantage", "disadvantage"] = roll_param()
     attack_bonus: int | None = param(None, Int(), "bonus added to the natural d20 of an attack", when=ATTACK)
     evasion: int | None = param(
         None, Int(), "the target's Evasion: natural + attack_bonus must reach it", when=ATTACK
@@ -147,14 +157,6 @@ class CritRangeSpec(Spec):
     def dr_fraction(self) -> Fraction:
         """``dr`` read as an exact decimal (0.8 is 4/5)."""
         return DR.exact("dr", self.dr)
-
-    @property
-    def p_crit(self) -> Fraction:
-        return Fraction(self.crit_range, 20)
-
-    @property
-    def p_critfail(self) -> Fraction:
-        return Fraction(self.critfail_range, 20)
 
 
 def exploding_crit_dice(text: Any) -> DiceExpr:
@@ -242,17 +244,29 @@ def attacks_to_break(condition: int, p_critfail: Fraction) -> Dist:
     )
 
 
-def _naturals(spec: CritRangeSpec) -> tuple[int, int, int, int]:
-    """How many of the 20 naturals give each label, in label order."""
+def label_chances(spec: CritRangeSpec) -> tuple[Fraction, Fraction, Fraction, Fraction]:
+    """The exact chance of each label, in label order: the naturals that give it, each
+    weighted by the kept d20's chance under ``spec.roll`` (1/20 on a normal roll).
+
+    >>> [str(p) for p in label_chances(CritRangeSpec(attack_bonus=5, evasion=15, roll="advantage"))]
+    ['1/400', '1/5', '7/10', '39/400']
+    """
     r, f = spec.crit_range, spec.critfail_range
     if spec.mode == "attack":
         need = spec.evasion - spec.attack_bonus
     else:
         need = spec.difficulty - spec.bonus
+    # P(natural = k) in 400ths: (2k - 1) under advantage, (41 - 2k) under disadvantage
+    weight = np.rint(natural_probs(spec.roll) * NATURAL_DENOMINATOR).astype(np.int64)
     ordinary_lo, ordinary_hi = f + 1, 20 - r
-    succeed = max(0, ordinary_hi - max(ordinary_lo, need) + 1)
-    fail = (ordinary_hi - ordinary_lo + 1) - succeed
-    return f, fail, succeed, r
+    split = min(max(ordinary_lo, need), ordinary_hi + 1)  # the first ordinary natural that succeeds
+    counts = (
+        weight[:f].sum(),
+        weight[ordinary_lo - 1 : split - 1].sum(),
+        weight[split - 1 : ordinary_hi].sum(),
+        weight[ordinary_hi:].sum(),
+    )
+    return tuple(Fraction(int(c), NATURAL_DENOMINATOR) for c in counts)
 
 
 def exact(spec: CritRangeSpec) -> ExactResult:
@@ -260,14 +274,14 @@ def exact(spec: CritRangeSpec) -> ExactResult:
     weapon's ``attacks_to_break``; ``expected_damage``, ``mean_attacks_to_break``,
     ``p_crit`` and ``p_critfail`` (damage and wear are null in test mode, wear also when
     critfail_range is 0)."""
-    counts = _naturals(spec)
-    probs = np.array([c / 20 for c in counts])
+    chances = label_chances(spec)
+    probs = np.array([float(c) for c in chances])
     distributions: dict[str, Dist | None] = {"damage": None, "crit_bonus": None, "attacks_to_break": None}
     metrics: dict[str, float | None] = {
         "expected_damage": None,
         "mean_attacks_to_break": None,
-        "p_crit": float(spec.p_crit),
-        "p_critfail": float(spec.p_critfail),
+        "p_crit": float(chances[3]),
+        "p_critfail": float(chances[0]),
     }
     if spec.mode == "attack":
         hit, crit = weapon_damage(spec)
@@ -279,8 +293,8 @@ def exact(spec: CritRangeSpec) -> ExactResult:
         )
         metrics["expected_damage"] = damage.mean
         if spec.critfail_range > 0:
-            distributions["attacks_to_break"] = attacks_to_break(spec.condition, spec.p_critfail)
-            metrics["mean_attacks_to_break"] = float(spec.condition / spec.p_critfail)
+            distributions["attacks_to_break"] = attacks_to_break(spec.condition, chances[0])
+            metrics["mean_attacks_to_break"] = float(spec.condition / chances[0])
     return ExactResult(
         system=spec.system,
         params=spec.params(),
@@ -299,6 +313,7 @@ def kernel_args(spec: CritRangeSpec) -> k.Args:
     attack = spec.mode == "attack"
     return k.Args(
         attack=attack,
+        roll=roll_code(spec.roll),
         bonus=spec.attack_bonus if attack else spec.bonus,
         target=spec.evasion if attack else spec.difficulty,
         crit_from=21 - spec.crit_range,

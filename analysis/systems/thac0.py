@@ -1,11 +1,13 @@
-"""``thac0``: AD&D criticals and fumbles (RULES.md; seed 004_dc1e9f3425f32a69.txt).
+"""``thac0``: AD&D criticals and fumbles (from the seed text 004_dc1e9f3425f32a69).
 
 need = ``thac0`` − ``target_ac``; a roll hits iff natural + ``to_hit`` >= need. A
 natural 1 is a fumble, unless it would have hit and a −20 reroll could hit: then that
 reroll decides between ``fumble_reroll_hit`` (minimum damage) and ``fumble``. A natural
 20 hits automatically when the shortfall s = need − (20 + to_hit) is at most 10, and
 beyond that is ``natural20_reduced``: damage halved ceil((s − 10) / 5) times. A natural
-at or above ``crit_threshold`` that hits by 5 or more is a ``critical_hit``.
+at or above ``crit_threshold`` that hits by 5 or more is a ``critical_hit``. Under a
+``roll`` of advantage or disadvantage the kept d20 is the natural for every rule; the
+fumble reroll is one plain d20 whatever the roll mode.
 
 >>> spec = Thac0Spec(thac0=16, target_ac=2)
 >>> r = exact(spec)
@@ -22,6 +24,7 @@ from typing import Literal
 
 import numpy as np
 
+from critlab.analysis.d20 import natural_probs, roll_code, roll_param
 from critlab.analysis.dist import Dist
 from critlab.analysis.notation import DiceExpr
 from critlab.analysis.params import Choice, Dice, Int, param
@@ -42,6 +45,9 @@ class Thac0Spec(Spec):
 
     Parameters
     ----------
+    roll
+        The attacker's d20: ``normal``, ``advantage`` (two, keep the higher) or
+        ``disadvantage`` (two, keep the lower).
     thac0, target_ac
         The attacker's THAC0 and the target's armour class (required).
     to_hit
@@ -59,6 +65,7 @@ class Thac0Spec(Spec):
     """
 
     system = "thac0"
+    roll: Literal["normal", "advantage", "disadvantage"] = roll_param("the attacker")
     thac0: int | None = param(None, Int(), "the attacker's THAC0 (To Hit Armor Class 0)")
     target_ac: int | None = param(None, Int(), "the target's armour class", label="target AC")
     to_hit: int = param(0, Int(), "bonus added to the natural d20", label="to-hit bonus")
@@ -140,8 +147,8 @@ def exact(spec: Thac0Spec) -> ExactResult:
         weights.append(p)
         damages.append(damage)
 
-    for natural in range(1, 21):
-        p = 1 / 20
+    # the kept d20's distribution (1/20 each on a normal roll); the reroll is a plain d20
+    for natural, p in zip(range(1, 21), natural_probs(spec.roll).tolist(), strict=True):
         if natural == 1:
             if 1 + to_hit >= need and to_hit >= need:
                 # the -20 reroll hits on reroll >= need - to_hit + 20
@@ -187,6 +194,7 @@ def kernel_args(spec: Thac0Spec) -> k.Args:
     dmg_terms, dmg_const = spec.damage_expr.encode()
     sev_terms, sev_const = spec.severity_expr.encode()
     return k.Args(
+        roll=roll_code(spec.roll),
         need=spec.need,
         to_hit=spec.to_hit,
         crit_threshold=spec.crit_threshold,

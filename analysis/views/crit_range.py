@@ -1,10 +1,12 @@
-"""Design views of ``crit-range``: what crit range is worth, by Evasion and in attack bonus."""
+"""Design views of ``crit-range``: what crit range is worth, by Evasion, in attack bonus and
+under each d20 roll mode."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
+from critlab.analysis.d20 import ROLL_MODES
 from critlab.analysis.spec import SpecError
 from critlab.analysis.systems.crit_range import CritRangeSpec, exact
 
@@ -155,4 +157,48 @@ def plot_bonus_equivalent(spec: CritRangeSpec, *, crit_ranges=range(1, 6), evasi
     return fig
 
 
-PLOTS = {"heatmap": plot_heatmap, "bonus_equivalent": plot_bonus_equivalent}
+def roll_mode_table(spec: CritRangeSpec, *, crit_ranges=range(0, 7)) -> pd.DataFrame:
+    """Exact P(crit) and expected damage by crit range (rows) for each roll mode (columns).
+
+    >>> t = roll_mode_table(CritRangeSpec(attack_bonus=5, evasion=15), crit_ranges=[1, 2])
+    >>> t["p_crit"].round(4).to_dict("list")
+    {'normal': [0.05, 0.1], 'advantage': [0.0975, 0.19], 'disadvantage': [0.0025, 0.01]}
+    """
+    from critlab.analysis.sweep import sweep
+
+    _require_attack(spec)
+    df = sweep(spec, crit_range=list(crit_ranges), roll=list(ROLL_MODES))
+    df = df[df.name.isin(["p_crit", "expected_damage"])]
+    wide = df.pivot_table(index="crit_range", columns=["name", "roll"], values="exact")
+    return wide.reindex(columns=pd.MultiIndex.from_product([["p_crit", "expected_damage"], ROLL_MODES]))
+
+
+def plot_roll_modes(spec: CritRangeSpec, *, crit_ranges=range(0, 7), ax=None):
+    """P(crit) and expected damage by crit range, one line per roll mode (exact); ``ax`` is
+    a pair of axes."""
+    import matplotlib.pyplot as plt
+
+    t = roll_mode_table(spec, crit_ranges=crit_ranges)
+    if ax is None:
+        fig, ax = plt.subplots(1, 2, figsize=(11, 4), constrained_layout=True)
+    else:
+        fig = ax[0].figure
+    styles = {"normal": ("o", "-"), "advantage": ("^", "--"), "disadvantage": ("v", ":")}
+    for roll in ROLL_MODES:
+        marker, dash = styles[roll]
+        for a, what in zip(ax, ("p_crit", "expected_damage"), strict=True):
+            a.plot(t.index, t[what][roll], marker=marker, ls=dash, label=roll)
+    weapon = f"{spec.attack_bonus:+d} vs evasion {spec.evasion}, {spec.damage} + {spec.crit_dice_expr}"
+    ax[0].set(xlabel="crit range", ylabel="P(crit)", title="CRIT rate by crit range and roll mode (exact)")
+    ax[1].set(
+        xlabel="crit range",
+        ylabel="expected damage per attack",
+        title=f"Expected damage, {weapon} (exact)",
+    )
+    for a in ax:
+        a.set_xticks(list(t.index))
+        a.legend()
+    return fig
+
+
+PLOTS = {"heatmap": plot_heatmap, "bonus_equivalent": plot_bonus_equivalent, "roll_modes": plot_roll_modes}
