@@ -50,10 +50,10 @@ class QuantityError(ValueError):
 def snake(name: str) -> str:
     """A parameter or quantity name in snake case (``attack-bonus`` -> ``attack_bonus``).
 
-    >>> snake(" Hit-By ")
-    'hit_by'
+    >>> snake(" fumble-reroll-hit ")
+    'fumble_reroll_hit'
     """
-    return name.strip().replace("-", "_").lower()
+    return name.strip().replace("-", "_")
 
 
 def within(value: float | None, lo: float | None, hi: float | None) -> bool:
