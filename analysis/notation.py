@@ -163,8 +163,13 @@ class DiceExpr:
 
     @property
     def exploding(self) -> bool:
-        """Whether any die explodes."""
-        return any(t.exploding for t in self.terms)
+        """Whether an explosion leaves the expression unbounded: a die explodes in a term
+        that is summed (a success count of exploding dice stays within its kept dice).
+
+        >>> parse("1d6!").exploding, parse("5d10!cs>=8").exploding, parse("5d10!cs>=8").max
+        (True, False, 5)
+        """
+        return any(t.exploding and not t.success_at for t in self.terms)
 
     @property
     def min(self) -> int | None:

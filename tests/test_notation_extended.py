@@ -96,6 +96,13 @@ def test_bounds_are_values_of_positive_probability(text, lo, hi):
         assert d.max == hi and d.pmf(hi) > 0
 
 
+def test_a_success_count_of_exploding_dice_is_bounded():
+    # a rule that needs the expression's maximum (crits-cats damage) accepts it
+    e = parse("5d10!cs>=8+1d4")
+    assert not e.exploding and e.max == 9 and e.terms[0].exploding
+    assert parse("5d10!cs>=8+1d4!").exploding
+
+
 def test_crit_dice_made_to_explode_keep_their_reroll_and_threshold():
     # the crit-range rule: a term without '!' explodes on its maximum as if '!' were written
     (term,) = parse("1d6ro1").terms
