@@ -10,6 +10,7 @@ one natural more or fewer hits, 0.05 × 4.5 = 0.225 of damage.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pytest
@@ -17,7 +18,8 @@ import pytest
 from critlab.analysis import cli
 from critlab.analysis.quantity import QuantityError
 from critlab.analysis.sensitivity import COLUMNS, effects, sensitivity, tornado
-from critlab.analysis.systems import get_system
+from critlab.analysis.systems import get_system, registry
+from critlab.analysis.tune import param_kind
 
 THAC0 = get_system("thac0")
 CRIT_RANGE = get_system("crit-range")
@@ -113,3 +115,38 @@ def test_fight_parameters_are_perturbed_too():
     assert row["minus_1"] > row["at"] > row["plus_1"]
     median = df[(df.param == "thac0") & (df.quantity == "median_rounds")].iloc[0]
     assert median["at"] == 4
+
+
+POINTS = json.loads((Path(__file__).parent / "golden" / "points.json").read_text())
+
+
+def _argv(params: dict) -> list[str]:
+    out = []
+    for k, v in params.items():
+        out += ["--" + k.replace("_", "-"), str(v).lower() if isinstance(v, bool) else str(v)]
+    return out
+
+
+@pytest.mark.parametrize("name", list(registry()))
+def test_every_system_through_the_registry(name, capsys):
+    point = POINTS.get(name, [{}])[0]
+    assert cli.main(["sensitivity", name, *_argv(point), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    system = registry()[name]
+    ints = [k for k, v in data["params"].items() if v is not None and param_kind(system, k)[0] == "int"]
+    assert list(dict.fromkeys(r["param"] for r in data["rows"])) == ints
+    exact = system.exact(system.make_spec(**point))
+    assert len(data["rows"]) == len(ints) * (len(exact.labels) + len(exact.metrics))
+    # tune the first integer parameter over its neighbours towards the first outcome's value
+    first, label = ints[0], exact.labels[0]
+    at = data["params"][first]
+    given = {k: v for k, v in point.items() if k != first and k != "target"}
+    own_target = ["--target", str(point["target"])] if "target" in point else []
+    code = cli.main(
+        ["tune", name, *_argv(given), *own_target, "--vary", f"{first}={at - 1}..{at + 1}"]
+        + ["--target", f"{label}={exact.outcomes[label]}", "--json"]
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["points"][0]["error"] == 0  # the spec's own value (or a tie before it)
+    assert {first: at} in [p["params"] for p in out["points"] if p["error"] == 0]
+    assert out["skipped"] + len(out["points"]) == 3
