@@ -20,10 +20,12 @@ cut off is visible to every consumer instead of silently dropped.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-from scipy import signal
+
+if TYPE_CHECKING:  # pandas and scipy are imported where used: start-up stays fast
+    import pandas as pd
 
 # Mass below which an unbounded chain (one exploding die, one contest) is cut off into
 # the tail. A mechanic combines at most a few dozen such chains, so the total tail stays
@@ -38,6 +40,8 @@ _DIRECT_CONVOLVE_LIMIT = 4096
 def _convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if min(a.size, b.size) * max(a.size, b.size) <= _DIRECT_CONVOLVE_LIMIT * 16:
         return np.convolve(a, b)
+    from scipy import signal
+
     out = signal.fftconvolve(a, b)
     # FFT leaves tiny negative values where the true probability is 0.
     np.clip(out, 0.0, None, out=out)
@@ -338,6 +342,8 @@ class Dist:
 
     def to_series(self, name: str | None = None) -> pd.Series:
         """A pandas Series indexed by value; the tail mass is kept in ``series.attrs["tail"]``."""
+        import pandas as pd
+
         s = pd.Series(self.probs, index=pd.Index(self.values, name="value"), name=name)
         s.attrs["tail"] = self.tail
         return s

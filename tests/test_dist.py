@@ -12,9 +12,10 @@ from collections import defaultdict
 import numpy as np
 import pandas as pd
 import pytest
-from critlab.analysis.dist import TAIL_EPS, Dist, explode
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from critlab.analysis.dist import TAIL_EPS, Dist, explode
 
 # Sums of a few dozen float64 products: 1e-12 leaves three orders of magnitude over rounding.
 TOL = 1e-12
