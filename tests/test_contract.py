@@ -151,3 +151,14 @@ def test_wrong_spec_is_a_type_error(name):
     system = registry()[name]
     with pytest.raises(TypeError, match="spec"):
         system.simulate(None, trials=10)
+
+
+def test_a_first_simulation_says_it_is_compiling(monkeypatch, capsys):
+    import critlab.analysis.systems.base as base
+
+    system = registry()["thac0"]
+    monkeypatch.setattr(base, "needs_compiling", lambda kernel: True)
+    system.simulate(system.make_spec(**point("thac0")), trials=10, seed=1, progress=True)
+    assert "compiling the thac0 simulator" in capsys.readouterr().err
+    system.simulate(system.make_spec(**point("thac0")), trials=10, seed=1, progress=False)
+    assert capsys.readouterr().err == ""

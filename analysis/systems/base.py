@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import os
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
@@ -206,6 +208,8 @@ class RuleSystem:
         self.check_spec(spec)
         ex = self.exact(spec)
         layout = self.layout(spec, ex)
+        if client is None:
+            _say_compiling(self.name, self.simulator.block, progress)
         block = KernelBlock(self.simulator.block, layout.array, self.simulator.args(spec))
         tally = simulate_tally(
             layout,
@@ -221,6 +225,26 @@ class RuleSystem:
         kept = {k: h for k, h in tally.hists.items() if ex.distributions.get(k) is not None}
         tally = dataclasses.replace(tally, hists=kept)
         return SimResult.of(ex, tally, self.simulator.metrics(spec, tally))
+
+
+def needs_compiling(kernel: Any) -> bool:
+    """Whether calling ``kernel`` will compile it: nothing compiled in this process and
+    no cache index on disk (numba's cache API is private, so any doubt says no)."""
+    try:
+        if kernel.signatures:
+            return False
+        return not os.path.exists(kernel._cache._cache_file._index_path)
+    except AttributeError:
+        return False
+
+
+def _say_compiling(name: str, kernel: Any, progress: bool | None) -> None:
+    """Tell a person at a terminal (or anyone who asked for progress) why the first run
+    on a machine is silent for a while."""
+    if progress is False or (progress is None and not sys.stderr.isatty()):
+        return
+    if needs_compiling(kernel):
+        print(f"critlab: compiling the {name} simulator (once on this machine; it is cached)", file=sys.stderr)
 
 
 def system_of(spec: Any) -> RuleSystem:
