@@ -244,7 +244,8 @@ def _say_compiling(name: str, kernel: Any, progress: bool | None) -> None:
     if progress is False or (progress is None and not sys.stderr.isatty()):
         return
     if needs_compiling(kernel):
-        print(f"critlab: compiling the {name} simulator (once on this machine; it is cached)", file=sys.stderr)
+        message = f"critlab: compiling the {name} simulator (once on this machine; it is cached)"
+        print(message, file=sys.stderr)
 
 
 def system_of(spec: Any) -> RuleSystem:
