@@ -1,0 +1,263 @@
+"""A designer's rule function, rewritten for the kernels and compiled by Numba.
+
+The function is written as it reads: its inputs are plain integers, its parameters are
+keyword arguments, and it returns an outcome label (an index into the declared labels,
+or one of the label strings written in the return statement) and, when values are
+declared, those values after it::
+
+    def trait_roll(trait_die, wild, *, target):
+        best = max(trait_die, wild)
+        if best < target:
+            return "failure", best - target
+        ...
+
+:func:`rewrite` turns its source (its syntax tree) into the kernels' form
+``trait_roll(mem, trait, target)``: each read of an input becomes
+``read(mem, i)`` (:func:`critlab.kernels.mechanic.read`, which lets the engines give an
+input a value only when the rule first reads it), every declared parameter becomes a
+positional argument in declaration order, and a label string in a return statement
+becomes its index (string comparisons have no place in a trial loop). The line numbers
+stay the file's own, so Numba's errors point at the designer's line, and
+:func:`compile_rule` reports a failure as one line naming the function, the file and
+the line.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import textwrap
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from critlab.kernels import mechanic as km
+
+_MEM = "_critlab_mem"
+_READ = "_critlab_read"
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_LOCATION = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+class MechanicError(ValueError):
+    """A mechanic that cannot be declared, compiled or computed: one line naming it."""
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    """The rule's rewritten code and where its source lives."""
+
+    name: str
+    filename: str
+    line: int
+    code: Any
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A rule compiled for the kernels: the njit rule, its drivers, what it returns and
+    how long Numba took (seconds, rule and drivers)."""
+
+    rule: Any
+    kernels: km.Kernels
+    returns_tuple: bool
+    seconds: float
+
+
+def _where(fn: Any, node: ast.AST | None = None) -> str:
+    line = getattr(node, "lineno", None) or fn.__code__.co_firstlineno
+    return f"{fn.__qualname__} ({fn.__code__.co_filename}, line {line})"
+
+
+def _source_tree(fn: Any) -> ast.FunctionDef:
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):
+        raise MechanicError(
+            f"{fn.__qualname__}: its source cannot be read; define the mechanic in a file or a notebook cell"
+        ) from None
+    tree = ast.parse(source)
+    ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
+    node = tree.body[0]
+    if not isinstance(node, ast.FunctionDef):
+        raise MechanicError(f"{_where(fn)}: a mechanic is a plain function (def), not {type(node).__name__}")
+    return node
+
+
+def _check_signature(fn: Any, node: ast.FunctionDef, inputs: Sequence[str], params: Sequence[str]) -> None:
+    a = node.args
+    if a.vararg or a.kwarg:
+        raise MechanicError(
+            f"{_where(fn, node)}: a mechanic takes named inputs and parameters, not *args/**kwargs"
+        )
+    if a.defaults or any(d is not None for d in a.kw_defaults):
+        raise MechanicError(
+            f"{_where(fn, node)}: give parameter defaults in params=..., not in the signature"
+        )
+    names = [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+    for name in names:
+        if name not in inputs and name not in params:
+            raise MechanicError(
+                f"{_where(fn, node)}: argument {name!r} is neither an input ({', '.join(inputs)}) "
+                f"nor a parameter ({', '.join(params) or 'none'})"
+            )
+    for name in inputs:
+        if name not in names:
+            raise MechanicError(f"{_where(fn, node)}: input {name!r} is declared but not an argument")
+
+
+class _Rewrite(ast.NodeTransformer):
+    """Input reads to ``read(mem, i)``; label strings in return statements to indices."""
+
+    def __init__(self, fn: Any, inputs: Sequence[str], labels: Sequence[str]) -> None:
+        self.fn, self.inputs, self.labels = fn, list(inputs), list(labels)
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id.startswith("_critlab_"):
+            raise MechanicError(f"{_where(self.fn, node)}: names starting with _critlab_ are reserved")
+        if node.id not in self.inputs:
+            return node
+        if not isinstance(node.ctx, ast.Load):
+            raise MechanicError(
+                f"{_where(self.fn, node)}: input {node.id!r} is assigned to; an input is one roll, "
+                "read-only: give the new value another name"
+            )
+        call = ast.Call(
+            func=ast.Name(_READ, ast.Load()),
+            args=[ast.Name(_MEM, ast.Load()), ast.Constant(self.inputs.index(node.id))],
+            keywords=[],
+        )
+        return ast.copy_location(call, node)
+
+    def visit_Return(self, node: ast.Return) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.value, ast.Tuple) and node.value.elts:
+            node.value.elts[0] = self._label(node.value.elts[0])
+        elif node.value is not None:
+            node.value = self._label(node.value)
+        return node
+
+    def _label(self, node: ast.expr) -> ast.expr:
+        if isinstance(node, ast.IfExp):
+            node.body, node.orelse = self._label(node.body), self._label(node.orelse)
+            return node
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if node.value not in self.labels:
+                raise MechanicError(
+                    f"{_where(self.fn, node)}: returns label {node.value!r}, which is not one of "
+                    f"{', '.join(self.labels)}"
+                )
+            return ast.copy_location(ast.Constant(self.labels.index(node.value)), node)
+        return node
+
+
+def rewrite(fn: Any, inputs: Sequence[str], params: Sequence[str], labels: Sequence[str]) -> Rewritten:
+    """``fn`` in the kernels' form ``fn(mem, *params)`` (see the module docstring).
+
+    Every declared parameter is an argument, in declaration order; one that ``fn`` does
+    not take (it only shapes an input's dice, e.g. a die's size) gets a name of its own.
+    """
+    node = _source_tree(fn)
+    _check_signature(fn, node, inputs, params)
+    takes = {x.arg for x in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
+    node.decorator_list = []
+    node.returns = None
+    node = _Rewrite(fn, inputs, labels).visit(node)
+    args = [_MEM] + [p if p in takes else f"_critlab_unused_{i}" for i, p in enumerate(params)]
+    node.args = ast.arguments(
+        posonlyargs=[], args=[ast.arg(a) for a in args], kwonlyargs=[], kw_defaults=[], defaults=[]
+    )
+    module = ast.fix_missing_locations(ast.Module(body=[node], type_ignores=[]))
+    code = compile(module, fn.__code__.co_filename, "exec")
+    return Rewritten(fn.__qualname__, fn.__code__.co_filename, fn.__code__.co_firstlineno, code)
+
+
+def _one_line(fn: Any, exc: Exception) -> str:
+    """Numba's error as one line: the function, its file and line, and the reason."""
+    text = _ANSI.sub("", str(exc))
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    skip = ("Failed in", "During:", "File ", "Return of:")
+    at = next((i for i, ln in enumerate(lines) if not ln.startswith(skip)), None)
+    reason = type(exc).__name__ if at is None else lines[at]
+    if at is not None and reason.endswith(":") and at + 1 < len(lines):  # "... for signature:" and the next
+        reason = f"{reason} {lines[at + 1].lstrip('> ')}"
+    if len(reason) > 240:
+        reason = reason[:237] + "..."
+    where = [(f, int(n)) for f, n in _LOCATION.findall(text)]
+    own = [n for f, n in where if f == fn.__code__.co_filename]
+    line = own[0] if own else (where[0][1] if where else fn.__code__.co_firstlineno)
+    return f"{fn.__qualname__} ({fn.__code__.co_filename}, line {line}): Numba cannot compile it: {reason}"
+
+
+def _returns(fn: Any, ret: Any, n_values: int, value_names: Sequence[str]) -> bool:
+    """Whether the compiled rule returns a tuple; a clear error when its result is not
+    a label and the declared values."""
+    from numba.core import types
+
+    def integer(t: Any) -> bool:
+        return isinstance(t, (types.Integer, types.Boolean))
+
+    wanted = "a label" + (f" and {', '.join(value_names)}" if n_values else "")
+    if isinstance(ret, types.BaseTuple):
+        parts = list(ret.types) if hasattr(ret, "types") else [ret.dtype] * ret.count
+        if len(parts) != 1 + n_values:
+            raise MechanicError(
+                f"{_where(fn)}: returns {len(parts)} items; it should return {wanted} ({1 + n_values})"
+            )
+        if not isinstance(parts[0], types.Integer):
+            raise MechanicError(f"{_where(fn)}: its label must be an index or a label string, got {parts[0]}")
+        for name, t in zip(value_names, parts[1:], strict=True):
+            if not integer(t):
+                raise MechanicError(f"{_where(fn)}: value {name!r} must be an integer, got {t}")
+        return True
+    if isinstance(ret, types.Integer) and n_values == 0:
+        return False
+    if isinstance(ret, types.Optional) or ret == types.none:
+        raise MechanicError(f"{_where(fn)}: returns nothing on some path; every path returns {wanted}")
+    if isinstance(ret, (types.UnicodeType, types.StringLiteral)):
+        raise MechanicError(
+            f"{_where(fn)}: returns text; write a label as a string in the return statement "
+            '(return "success", ...) or as an index'
+        )
+    raise MechanicError(f"{_where(fn)}: returns {ret}; it should return {wanted}")
+
+
+def compile_rule(
+    fn: Any, rewritten: Rewritten, params: Sequence[Any], value_names: Sequence[str]
+) -> Compiled:
+    """Compile the rewritten rule for parameters like ``params`` (their types), check
+    what it returns, and build its drivers (compiled on their first call)."""
+    from numba import njit, typeof
+    from numba.core.errors import NumbaError
+
+    start = time.perf_counter()
+    namespace = dict(fn.__globals__)
+    if fn.__closure__:  # a mechanic defined inside a function: its free variables
+        namespace.update(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__), strict=True))
+    namespace[_READ] = km.read
+    exec(rewritten.code, namespace)
+    rule = njit(error_model="numpy", nogil=True)(namespace[fn.__name__])
+    signature = (typeof(np.zeros(km.MEM_SIZE, np.int64)), *(typeof(p) for p in params))
+    try:
+        rule.compile(signature)
+    except NumbaError as exc:
+        raise MechanicError(_one_line(fn, exc)) from None
+    ret = rule.overloads[rule.signatures[-1]].signature.return_type
+    returns_tuple = _returns(fn, ret, len(value_names), value_names)
+    kernels = km.make_kernels(rule, len(params), len(value_names), returns_tuple)
+    return Compiled(rule, kernels, returns_tuple, time.perf_counter() - start)
+
+
+def run_compiled(fn: Any, call: Any, *args: Any) -> Any:
+    """``call(*args)`` (a driver's first call compiles it): a Numba failure there is
+    reported as one line too."""
+    from numba.core.errors import NumbaError
+
+    try:
+        return call(*args)
+    except NumbaError as exc:
+        raise MechanicError(_one_line(fn, exc)) from None

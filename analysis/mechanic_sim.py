@@ -1,0 +1,136 @@
+"""Simulating a mechanic on the shared runner: its compiled rule, inputs rolled die by die.
+
+The tally is laid out like a built-in system's: the outcome labels, one histogram per
+value over its exact support (values outside it land in the histogram's ``tail`` bin,
+so simulated and exact bins line up one to one for validation), one counter per value
+(its sum, for ``mean_<value>``) and one counting labels out of range. When the exact
+engine refuses the mechanic (too many combinations), the histograms' ranges come from a
+pilot of :data:`PILOT_TRIALS` trials on a stream of its own, derived from the run's seed
+(so the run is still reproduced by its seed); values outside the pilot's range are
+counted in the ``tail`` bin.
+
+The block (:class:`MechanicBlock`) travels to a Dask cluster by reference: a worker
+finds the mechanic again by its loadable reference (its file, by absolute path, or its
+module) and compiles it there. A mechanic defined in ``__main__`` (a notebook) runs on
+local threads only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from critlab.analysis.mechanic_compile import MechanicError, run_compiled
+from critlab.analysis.mechanic_exact import ExactTooLarge
+from critlab.analysis.notation import parse
+from critlab.analysis.results import SimResult
+from critlab.analysis.spec import Spec, SpecError
+from critlab.analysis.systems.base import check_trials, simulate_tally
+from critlab.analysis.tally import Layout
+from critlab.kernels import mechanic as km
+from critlab.kernels import runner
+from critlab.kernels.rng import stream_state
+
+PILOT_TRIALS = 1 << 16
+# The pilot's stream: block index far beyond any run's blocks (10^13 trials are 4e7 blocks).
+PILOT_BLOCK = 1 << 40
+OUT_OF_RANGE = "label_out_of_range"
+
+
+def kernel_args(rule: Any, spec: Spec) -> km.Args:
+    """The block's arguments for ``spec``: the inputs' encoded dice, stacked, and the
+    rule's parameters."""
+    encoded = [parse(text).encode() for text in rule.input_texts(spec)]
+    terms = np.concatenate([t for t, _ in encoded]).astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum([len(t) for t, _ in encoded])]).astype(np.int64)
+    consts = np.array([c for _, c in encoded], dtype=np.int64)
+    return km.Args(terms, starts, consts, rule.param_values(spec))
+
+
+class MechanicBlock:
+    """``block(state, n, out)`` of one spec of a mechanic (picklable by reference)."""
+
+    __slots__ = ("args", "block", "layout", "where")
+
+    def __init__(self, mechanic: Any, layout: np.ndarray, args: km.Args) -> None:
+        self.where, self.layout, self.args = mechanic.where, layout, args
+        self.block = mechanic.rule.compiled(args.params).kernels.block
+
+    def __call__(self, state: np.ndarray, n: int, out: np.ndarray) -> None:
+        self.block(state, n, out, self.layout, self.args)
+
+    def __reduce__(self) -> tuple:
+        return (_block_of, (self.where, self.layout, self.args))
+
+
+def _block_of(where: str, layout: np.ndarray, args: km.Args) -> MechanicBlock:
+    from critlab.analysis.mechanic_load import resolve
+
+    return MechanicBlock(resolve(where), layout, args)
+
+
+def pilot_ranges(rule: Any, spec: Spec, args: km.Args, seed: int) -> dict[str, tuple[int, int]]:
+    """Each value's smallest and largest in :data:`PILOT_TRIALS` trials on the pilot stream."""
+    n = len(rule.values)
+    vmin = np.full(max(n, 1), np.iinfo(np.int64).max, dtype=np.int64)
+    vmax = np.full(max(n, 1), np.iinfo(np.int64).min, dtype=np.int64)
+    ranges = rule.compiled(args.params).kernels.ranges
+    run_compiled(rule.fn, ranges, stream_state(seed, PILOT_BLOCK), PILOT_TRIALS, vmin, vmax, args)
+    return {name: (int(vmin[j]), int(vmax[j])) for j, name in enumerate(rule.values)}
+
+
+def simulate(
+    mechanic: Any,
+    spec: Spec,
+    *,
+    trials: int,
+    seed: Any = None,
+    threads: int | None = None,
+    progress: bool | None = None,
+    client: Any = None,
+) -> SimResult:
+    """Simulate ``trials`` trials of ``spec`` (see :meth:`RuleSystem.simulate`)."""
+    rule = mechanic.rule
+    trials = check_trials(trials)
+    args = kernel_args(rule, spec)
+    try:
+        ex = rule.exact(spec)
+    except ExactTooLarge:
+        ex = None
+    if ex is not None:
+        hists = {name: (ex.distributions[name].min, ex.distributions[name].max) for name in rule.values}
+    else:
+        try:
+            seed = runner.resolve_seed(seed)
+        except (TypeError, ValueError):
+            allowed = "must be a non-negative integer, a numpy Generator or SeedSequence, or none"
+            raise SpecError("seed", seed, allowed) from None
+        hists = pilot_ranges(rule, spec, args, seed)
+    counters = (*(f"{name}_sum" for name in rule.values), OUT_OF_RANGE)
+    layout = Layout(rule.labels, hists, counters=counters)
+    block = MechanicBlock(mechanic, layout.array, args)
+    run_compiled(rule.fn, block, stream_state(0, 0), 0, np.zeros(layout.n_out, dtype=np.int64))  # compile
+    tally = simulate_tally(
+        layout,
+        block,
+        trials=trials,
+        seed=seed,
+        threads=threads,
+        progress=progress,
+        desc=rule.fn.__name__,
+        client=client,
+    )
+    bad = tally.counters[OUT_OF_RANGE]
+    if bad:
+        raise MechanicError(
+            f"{rule.name}: returned a label outside 0..{len(rule.labels) - 1} ({', '.join(rule.labels)}) "
+            f"in {bad:,} of {trials:,} trials"
+        )
+    metrics: dict[str, float | None] = {
+        f"mean_{name}": tally.counters[f"{name}_sum"] / tally.trials for name in rule.values
+    }
+    metrics["tail"] = 0.0  # a simulation cuts nothing off
+    if ex is not None:
+        return SimResult.of(ex, tally, metrics)
+    return SimResult(rule.name, spec.params(), tally, metrics)
