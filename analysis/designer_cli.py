@@ -21,6 +21,7 @@ import json
 import math
 import re
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -68,15 +69,16 @@ def _add_params(parser: argparse.ArgumentParser, system: Any, skip: tuple[str, .
             fight.add_argument(_flag(name), dest=f"p_{name}", metavar="INT", help=_FIGHT_HELP[name])
 
 
-def add_parsers(subparsers: Any) -> None:
-    """Add ``tune`` and ``sensitivity`` (one sub-subcommand per system) to ``subparsers``."""
+def add_parsers(subparsers: Any, mechanics: Sequence[Any] = ()) -> None:
+    """Add ``tune`` and ``sensitivity`` (one sub-subcommand per system, and per mechanic
+    named on the command line) to ``subparsers``."""
     tune = subparsers.add_parser("tune", help="parameter values that bring a quantity nearest a target")
     sens = subparsers.add_parser("sensitivity", help="every quantity at each integer parameter ± 1")
     for command in (tune, sens):
         systems = command.add_subparsers(
             dest="system", required=True, metavar="SYSTEM", parser_class=type(command)
         )
-        for system in registry().values():
+        for system in (*registry().values(), *mechanics):
             sp = systems.add_parser(system.name, help=system.title)
             shared = ()
             if command is tune:

@@ -39,9 +39,15 @@ def registry() -> dict[str, RuleSystem]:
 def get_system(name: str) -> RuleSystem:
     """The rule system called ``name`` (as on the command line), or a clear ValueError.
 
-    Only that system's module is imported.
+    Only that system's module is imported. A name with a ``:`` is a designer's own
+    mechanic, ``path/to/rules.py:function`` or ``module:function`` (see
+    :mod:`critlab.analysis.mechanic`).
     """
     module = MODULES.get(name)
+    if module is None and isinstance(name, str) and ":" in name:
+        from critlab.analysis.mechanic_load import resolve
+
+        return resolve(name)
     if module is None:
         raise ValueError(f"unknown system {name!r}; choose one of: " + ", ".join(MODULES))
     return importlib.import_module(module).SYSTEM
