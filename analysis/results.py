@@ -120,7 +120,8 @@ class SimResult:
             "standard_errors": {lab: float(s) for lab, s in zip(self.labels, t.standard_errors, strict=True)},
             "distributions": {
                 **{
-                    k: {str(v): f for v, f in h.frequencies(t.trials, tail=True).items()}
+                    # over the histogram's own draws: the trials, or the weapon lives
+                    k: {str(v): f for v, f in h.frequencies(h.total or t.trials, tail=True).items()}
                     for k, h in t.hists.items()
                 },
                 **dict.fromkeys(self.unsimulated),

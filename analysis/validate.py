@@ -11,6 +11,16 @@ Bins whose expected count is below 5 are pooled with their neighbours (in value 
 the ``tail`` bin always joins the bins before it), the usual condition for the
 chi-square approximation. An observation in a bin whose exact probability is 0 fails
 outright: no pooling may hide an impossible outcome.
+
+The verdict's ``rows`` (and ``max_abs_z``) are over the same pooled bins the chi-square
+tests: a bin expecting 1e-12 counts says nothing, and a row for it would only flood the
+table. A pooled row names what it covers: outcome labels joined by ``+``
+(``grievous+mort``), a span of a distribution's values (``margin=12..15``), with
+``+tail`` when the tail is in it. A pooled row holding an observation in an impossible
+bin has z = inf. Every unpooled bin is still in ``bins``.
+
+>>> pooled_names("margin", ["12", "13", "14", "15", "tail"], [(0, 2), (2, 5)])
+['margin=12..13', 'margin=14..15+tail']
 """
 
 from __future__ import annotations
@@ -44,8 +54,9 @@ class Validation:
     p_value: float
     max_abs_z: float
     passed: bool
-    rows: pd.DataFrame
+    rows: pd.DataFrame  # the pooled bins: outcome, exact, observed, z, expected
     groups: pd.DataFrame
+    bins: pd.DataFrame | None = None  # every bin unpooled (same columns but expected)
 
     def to_json(self) -> dict[str, Any]:
         def num(x: float) -> float | None:
@@ -75,25 +86,70 @@ def _z(count: np.ndarray, p: np.ndarray, n: int) -> np.ndarray:
     return np.where(np.isnan(z), np.inf, z)
 
 
-def pool(expected: np.ndarray, observed: np.ndarray, min_expected: float = MIN_EXPECTED):
-    """Pool adjacent bins until each expects at least ``min_expected`` counts; a short
-    remainder joins the last pool. Returns pooled (expected, observed)."""
-    e_out, o_out, e_acc, o_acc = [], [], 0.0, 0
-    for e, o in zip(expected, observed, strict=True):
+def pool_spans(
+    expected: np.ndarray, observed: np.ndarray, min_expected: float = MIN_EXPECTED
+) -> list[tuple[int, int]]:
+    """The ``[start, stop)`` index spans :func:`pool` merges: adjacent bins until each
+    expects at least ``min_expected`` counts; a short remainder joins the last span.
+
+    >>> pool_spans(np.array([1.0, 2.0, 3.0, 10.0, 0.5]), np.array([0, 3, 4, 9, 1]))
+    [(0, 3), (3, 5)]
+    """
+    spans: list[tuple[int, int]] = []
+    start, e_acc, o_acc = 0, 0.0, 0
+    for i, (e, o) in enumerate(zip(expected, observed, strict=True)):
         e_acc += e
         o_acc += o
         if e_acc >= min_expected:
-            e_out.append(e_acc)
-            o_out.append(o_acc)
-            e_acc, o_acc = 0.0, 0
-    if e_acc > 0 or o_acc > 0:
-        if e_out:
-            e_out[-1] += e_acc
-            o_out[-1] += o_acc
+            spans.append((start, i + 1))
+            start, e_acc, o_acc = i + 1, 0.0, 0
+    if start < len(expected) and (e_acc > 0 or o_acc > 0 or not spans):
+        if spans:
+            spans[-1] = (spans[-1][0], len(expected))
         else:
-            e_out.append(e_acc)
-            o_out.append(o_acc)
-    return np.array(e_out), np.array(o_out, dtype=np.float64)
+            spans.append((0, len(expected)))
+    elif spans and spans[-1][1] < len(expected):  # trailing empty bins join the last span
+        spans[-1] = (spans[-1][0], len(expected))
+    return spans
+
+
+def pool(expected: np.ndarray, observed: np.ndarray, min_expected: float = MIN_EXPECTED):
+    """Pool adjacent bins until each expects at least ``min_expected`` counts; a short
+    remainder joins the last pool. Returns pooled (expected, observed)."""
+    spans = pool_spans(expected, observed, min_expected)
+    e = np.array([float(np.sum(expected[a:b])) for a, b in spans])
+    o = np.array([float(np.sum(observed[a:b])) for a, b in spans], dtype=np.float64)
+    return e, o
+
+
+def pooled_names(group: str | None, names: list[str], spans: list[tuple[int, int]]) -> list[str]:
+    """Names of pooled bins: labels joined by ``+`` (``group`` None), or a distribution's
+    value span ``group=lo..hi`` with ``+tail`` when its tail bin is in it."""
+    out = []
+    for a, b in spans:
+        part = names[a:b]
+        if group is None:
+            out.append("+".join(part))
+            continue
+        tail = part[-1] == "tail"
+        values = part[:-1] if tail else part
+        text = values[0] if len(values) == 1 else f"{values[0]}..{values[-1]}" if values else ""
+        out.append(f"{group}={text}{'+tail' if tail and text else 'tail' if tail else ''}")
+    return out
+
+
+def _pooled_rows(
+    group: str | None, names: list[str], p: np.ndarray, c: np.ndarray, drawn: int
+) -> list[tuple[str, float, float, float, float]]:
+    """One row per pooled bin: (name, exact, observed, z, expected count)."""
+    spans = pool_spans(drawn * p, c)
+    rows = []
+    for name, (a, b) in zip(pooled_names(group, names, spans), spans, strict=True):
+        pe, ce = float(p[a:b].sum()), float(c[a:b].sum())
+        impossible = bool(((p[a:b] <= 0) & (c[a:b] > 0)).any())
+        z = np.inf if impossible else float(_z(np.array([ce]), np.array([pe]), drawn)[0])
+        rows.append((name, pe, ce / drawn if drawn else 0.0, z, drawn * pe))
+    return rows
 
 
 def chi_square(probs: np.ndarray, counts: np.ndarray) -> tuple[float, int, float]:
@@ -142,8 +198,11 @@ def validate(exact: ExactResult, sim: SimResult, *, alpha: float = DEFAULT_ALPHA
         p[-1] = max(0.0, 1.0 - p[:-1].sum())  # tail bin: the exact tail plus anything outside
         c = np.append(hist.counts, hist.tail)
         labels = [f"{name}={v}" for v in hist.values] + [f"{name}=tail"]
-        for lab, pi, ci, zi in zip(labels, p, c, _z(c, p, n), strict=True):
-            rows.append((lab, float(pi), ci / n, float(zi)))
+        # a histogram's own count of draws: the trials for a per-trial distribution, the
+        # weapon lives for one over a weapon's life
+        drawn = hist.total or n
+        for lab, pi, ci, zi in zip(labels, p, c, _z(c, p, drawn), strict=True):
+            rows.append((lab, float(pi), ci / drawn, float(zi)))
         # the tail bin pools with its neighbours: give it no bin of its own
         p_pool, c_pool = p[:-1].copy(), c[:-1].copy()
         if p_pool.size:

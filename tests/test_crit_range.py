@@ -253,18 +253,59 @@ def test_simulation_matches_exact(params):
     assert v.passed, v.groups
 
 
-def test_simulated_wear_is_estimated_from_critfail_frequency():
+def test_simulated_wear_is_validated():
+    # each weapon life is simulated attack by attack until the Condition-th CRITFAIL, and
+    # held against the exact negative binomial by the same validator
     spec = CritRangeSpec(**BASE, critfail_range=3, condition=12)
-    sim = simulate(spec, trials=200_000, seed=5, progress=False)
-    freq = sim.outcomes["critfail"]
-    assert sim.metrics["mean_attacks_to_break"] == pytest.approx(12 / freq)
-    assert "attacks_to_break" not in sim.tally.hists  # not a per-attack quantity
-    # p_critfail = 0.15; its se at 2e5 trials is 8e-4, so the estimate of 80 is within
-    # about 0.45 per se: 5 se leaves a false-alarm chance below 1e-6
-    se = math.sqrt(0.15 * 0.85 / 200_000) * 12 / 0.15**2
-    assert abs(sim.metrics["mean_attacks_to_break"] - 80.0) < 5 * se
+    sim = simulate(spec, trials=400_000, seed=5, progress=False)
+    life = sim.tally.hists["attacks_to_break"]
+    # a block of n attacks records max(1, n * p / condition) lives: 2^18 / 80 and the rest
+    assert life.total == (2**18 * 3 // 240) + ((400_000 - 2**18) * 3 // 240)
+    assert sim.metrics["mean_attacks_to_break"] == pytest.approx(
+        sim.tally.counters["attacks_sum"] / life.total
+    )
+    v = validate(exact(spec), sim, alpha=ALPHA)
+    assert v.passed, v.groups
+    assert "attacks_to_break" in set(v.groups.group)
+    # frequencies over the lives, not over the attacks
+    shares = sim.to_json()["distributions"]["attacks_to_break"]
+    assert sum(shares.values()) == pytest.approx(1.0)
     damage_sum = sim.tally.counters["damage_sum"]
     assert sim.metrics["expected_damage"] == pytest.approx(damage_sum / sim.trials)
+
+
+def test_weapon_lives_longer_than_a_block_are_not_cut_short():
+    # blocks of 50 attacks, each recording one life of 103 attacks on average: every life goes
+    # on past its block's attacks, and the lives must still follow the exact distribution
+    from critlab.analysis.results import SimResult
+    from critlab.analysis.systems.base import KernelBlock
+    from critlab.analysis.systems.crit_range import SYSTEM, kernel_args
+    from critlab.kernels import crit_range as k
+    from critlab.kernels.rng import stream_state
+
+    spec = CritRangeSpec(**BASE, condition=10, roll="disadvantage", critfail_range=1)  # p 39/400
+    ex = exact(spec)
+    layout = SYSTEM.layout(spec, ex)
+    block = KernelBlock(k.block, layout.array, kernel_args(spec))
+    out = np.zeros(layout.n_out, dtype=np.int64)
+    blocks = 4000
+    for i in range(blocks):
+        block(stream_state(8, i), 50, out)
+    tally = layout.unpack(out, trials=50 * blocks, seed=8)
+    assert tally.hists["attacks_to_break"].total == blocks
+    sim = SimResult.of(ex, tally, SYSTEM.simulator.metrics(spec, tally))
+    v = validate(ex, sim, alpha=ALPHA)
+    assert v.passed, v.groups
+    # mean 10 / (39/400) = 102.6; sd of one life sqrt(10 * 361/400) / (39/400) = 30.8
+    assert abs(sim.metrics["mean_attacks_to_break"] - 4000 / 39) < 5 * 30.8 / math.sqrt(blocks)
+
+
+def test_no_wear_without_critfails_or_in_test_mode():
+    for spec in (CritRangeSpec(**BASE, critfail_range=0), CritRangeSpec(mode="test", bonus=1, difficulty=9)):
+        sim = simulate(spec, trials=2000, seed=1, progress=False)
+        assert "attacks_to_break" not in sim.tally.hists
+        assert sim.metrics["mean_attacks_to_break"] is None
+        assert sim.to_json()["distributions"]["attacks_to_break"] is None
 
 
 def test_serial_equals_parallel():

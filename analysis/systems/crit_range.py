@@ -311,6 +311,8 @@ def kernel_args(spec: CritRangeSpec) -> k.Args:
     crit_terms, crit_const = spec.crit_dice_expr.encode()
     keep = 1 - spec.dr_fraction
     attack = spec.mode == "attack"
+    critfail = label_chances(spec)[0]
+    wear = attack and spec.critfail_range > 0
     return k.Args(
         attack=attack,
         roll=roll_code(spec.roll),
@@ -326,24 +328,25 @@ def kernel_args(spec: CritRangeSpec) -> k.Args:
         keep=keep.numerator,
         den=keep.denominator,
         x_max=INT64_MAX // max(1, keep.numerator),
+        condition=spec.condition,
+        # P(critfail) / condition: about one weapon life per 1 / that attacks
+        wear_num=int(critfail * NATURAL_DENOMINATOR) if wear else 0,
+        wear_den=spec.condition * NATURAL_DENOMINATOR,
     )
 
 
 def simulated_metrics(spec: CritRangeSpec, tally: Tally) -> dict[str, float | None]:
-    """Metrics read off the tally. The weapon's ``attacks_to_break`` spans many attacks, so
-    it is not tallied per attack: ``mean_attacks_to_break`` is estimated as condition /
-    (observed CRITFAIL frequency), null when no CRITFAIL was observed."""
+    """Metrics read off the tally: ``mean_attacks_to_break`` is the mean of the simulated
+    weapon lives (null in test mode and when critfail_range is 0)."""
     attack = spec.mode == "attack"
     freq = dict(zip(tally.labels, tally.frequencies, strict=True))
-    metrics: dict[str, float | None] = {
+    life = tally.hists.get("attacks_to_break")
+    return {
         "expected_damage": tally.counters["damage_sum"] / tally.trials if attack else None,
-        "mean_attacks_to_break": None,
+        "mean_attacks_to_break": tally.counters["attacks_sum"] / life.total if life and life.total else None,
         "p_crit": float(freq["crit"]),
         "p_critfail": float(freq["critfail"]),
     }
-    if attack and spec.critfail_range > 0 and freq["critfail"] > 0:
-        metrics["mean_attacks_to_break"] = spec.condition / float(freq["critfail"])
-    return metrics
 
 
 SYSTEM = RuleSystem(
