@@ -227,11 +227,7 @@ def _cmd_system(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(v.to_json())
     else:
-        print(f"{v.system}: trials={v.trials} seed={v.seed} alpha={v.alpha}")
-        print(v.rows.to_string(index=False, float_format=lambda x: f"{x:.6g}"))
-        print(v.groups.to_string(index=False, float_format=lambda x: f"{x:.6g}"))
-        verdict = "PASSED" if v.passed else "FAILED"
-        print(f"{verdict}: p-value {v.p_value:.4g} (alpha {v.alpha}), max |z| {v.max_abs_z:.3g}")
+        print(v.text())  # the pooled bins, at most a screen
     return 0 if v.passed else 1
 
 

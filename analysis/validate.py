@@ -54,7 +54,7 @@ class Validation:
     p_value: float
     max_abs_z: float
     passed: bool
-    rows: pd.DataFrame  # the pooled bins: outcome, exact, observed, z, expected
+    rows: pd.DataFrame  # the pooled bins: group, outcome, exact, observed, z, expected
     groups: pd.DataFrame
     bins: pd.DataFrame | None = None  # every bin unpooled (same columns but expected)
 
@@ -76,6 +76,31 @@ class Validation:
                 for r in self.rows.itertuples()
             ],
         }
+
+    def text(self, most: int = 6) -> str:
+        """The verdict as a terminal table that fits a screen: the pooled outcome rows, and
+        for a distribution of more than ``most`` pooled bins the ``most`` of largest |z|
+        (``--json`` lists them all)."""
+        fmt = {"exact": "{:.6g}".format, "observed": "{:.6g}".format, "z": "{:+.2f}".format}
+        shown, notes = [], []
+        for group, part in self.rows.groupby("group", sort=False):
+            if len(part) > most:
+                keep = part["z"].abs().sort_values(ascending=False, kind="stable").index[:most]
+                part = part.loc[sorted(keep)]
+                notes.append(f"{group}: {len(self.rows[self.rows.group == group])} pooled bins, "
+                             f"the {most} of largest |z| shown (--json lists every one)")  # fmt: skip
+            shown.append(part)
+        table = pd.concat(shown)[["outcome", "exact", "observed", "z"]]
+        verdict = "PASSED" if self.passed else "FAILED"
+        return "\n".join(
+            [
+                f"{self.system}: trials={self.trials} seed={self.seed} alpha={self.alpha}",
+                table.to_string(index=False, formatters=fmt),
+                *notes,
+                self.groups.to_string(index=False, float_format=lambda x: f"{x:.6g}"),
+                f"{verdict}: p-value {self.p_value:.4g} (alpha {self.alpha}), max |z| {self.max_abs_z:.3g}",
+            ]
+        )
 
 
 def _z(count: np.ndarray, p: np.ndarray, n: int) -> np.ndarray:
@@ -103,13 +128,8 @@ def pool_spans(
         if e_acc >= min_expected:
             spans.append((start, i + 1))
             start, e_acc, o_acc = i + 1, 0.0, 0
-    if start < len(expected) and (e_acc > 0 or o_acc > 0 or not spans):
-        if spans:
-            spans[-1] = (spans[-1][0], len(expected))
-        else:
-            spans.append((0, len(expected)))
-    elif spans and spans[-1][1] < len(expected):  # trailing empty bins join the last span
-        spans[-1] = (spans[-1][0], len(expected))
+    if start < len(expected):  # the short remainder
+        spans[-1:] = [(spans[-1][0] if spans else 0, len(expected))]
     return spans
 
 
@@ -139,16 +159,25 @@ def pooled_names(group: str | None, names: list[str], spans: list[tuple[int, int
 
 
 def _pooled_rows(
-    group: str | None, names: list[str], p: np.ndarray, c: np.ndarray, drawn: int
-) -> list[tuple[str, float, float, float, float]]:
-    """One row per pooled bin: (name, exact, observed, z, expected count)."""
-    spans = pool_spans(drawn * p, c)
+    group: str | None, names: list[str], p: np.ndarray, c: np.ndarray, drawn: int, *, tail: bool = False
+) -> list[tuple[str, str, float, float, float, float]]:
+    """One row per pooled bin: (group, name, exact, observed, z, expected count). With ``tail``
+    the last bin is a distribution's tail, pooled with the bin before it first (as the
+    chi-square pools it)."""
+    k = len(p) - 1 if tail and len(p) > 1 else len(p)
+    e, o = drawn * p[:k].copy(), c[:k].copy()
+    if k < len(p):
+        e[-1] += drawn * p[-1]
+        o[-1] += c[-1]
+    spans = pool_spans(e, o)
+    if k < len(p):
+        spans[-1] = (spans[-1][0], len(p))
     rows = []
     for name, (a, b) in zip(pooled_names(group, names, spans), spans, strict=True):
         pe, ce = float(p[a:b].sum()), float(c[a:b].sum())
         impossible = bool(((p[a:b] <= 0) & (c[a:b] > 0)).any())
         z = np.inf if impossible else float(_z(np.array([ce]), np.array([pe]), drawn)[0])
-        rows.append((name, pe, ce / drawn if drawn else 0.0, z, drawn * pe))
+        rows.append((group or "outcome", name, pe, ce / drawn if drawn else 0.0, z, drawn * pe))
     return rows
 
 
@@ -184,11 +213,14 @@ def validate(exact: ExactResult, sim: SimResult, *, alpha: float = DEFAULT_ALPHA
     rows: list[tuple[str, float, float, float]] = []
     groups: list[tuple[str, float, int, float]] = []
 
+    pooled: list[tuple[str, str, float, float, float, float]] = []
+
     probs = np.asarray(exact.probs, dtype=np.float64)
     counts = sim.tally.counts
     for lab, p, c, z in zip(exact.labels, probs, counts, _z(counts, probs, n), strict=True):
         rows.append((lab, float(p), c / n, float(z)))
     groups.append(("outcome", *chi_square(probs, counts)))
+    pooled += _pooled_rows(None, list(exact.labels), probs, np.asarray(counts, dtype=np.float64), n)
 
     for name, hist in sim.tally.hists.items():
         d = exact.distributions.get(name)
@@ -209,8 +241,11 @@ def validate(exact: ExactResult, sim: SimResult, *, alpha: float = DEFAULT_ALPHA
             p_pool[-1] += p[-1]
             c_pool[-1] += c[-1]
         groups.append((name, *chi_square(p_pool, c_pool)))
+        values = [str(int(v)) for v in hist.values] + ["tail"]
+        pooled += _pooled_rows(name, values, p, np.asarray(c, dtype=np.float64), drawn, tail=True)
 
-    table = pd.DataFrame(rows, columns=["outcome", "exact", "observed", "z"])
+    bins = pd.DataFrame(rows, columns=["outcome", "exact", "observed", "z"])
+    table = pd.DataFrame(pooled, columns=["group", "outcome", "exact", "observed", "z", "expected"])
     group_table = pd.DataFrame(groups, columns=["group", "chi2", "dof", "p_value"])
     p_value = float(min(1.0, len(groups) * group_table["p_value"].min()))
     max_abs_z = float(np.abs(table["z"]).max())
@@ -225,4 +260,5 @@ def validate(exact: ExactResult, sim: SimResult, *, alpha: float = DEFAULT_ALPHA
         passed=p_value >= alpha,
         rows=table,
         groups=group_table,
+        bins=bins,
     )

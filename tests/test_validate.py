@@ -183,9 +183,44 @@ def test_histograms_are_validated_with_a_tail_bin():
     tally = simulate_tally(TWO_D6_LAYOUT, block, trials=200_000, seed=4, threads=2, progress=False)
     v = validate(exact, SimResult(system="2d6", params={}, tally=tally))
     assert v.passed, v.groups
-    assert "sum=tail" in set(v.rows["outcome"])
-    tail_row = v.rows.set_index("outcome").loc["sum=tail"]
-    assert tail_row["exact"] == pytest.approx(2 / 36, abs=1e-12)
+    # the tail (2 and 12) is its own bin among all bins, pooled with its neighbour in rows
+    assert v.bins.set_index("outcome").loc["sum=tail", "exact"] == pytest.approx(2 / 36, abs=1e-12)
+    tail_row = v.rows.set_index("outcome").loc["sum=11+tail"]
+    assert tail_row["exact"] == pytest.approx(4 / 36, abs=1e-12)
+
+
+def test_rows_are_the_pooled_bins_named_by_what_they_cover():
+    # a fair d20 at 60 trials expects 3 of each face: faces pool in pairs; the rows and
+    # max |z| are over those pools, each expecting at least 5
+    v = validate(FAIR_D20, d20_sim(fair, 60, seed=2))
+    assert list(v.rows["outcome"])[:2] == ["1+2", "3+4"] and len(v.rows) == 10
+    assert (v.rows["expected"] >= MIN_EXPECTED).all()
+    assert v.max_abs_z == pytest.approx(float(v.rows["z"].abs().max()))
+    assert len(v.bins) == 20 and [r["outcome"] for r in v.to_json()["rows"]] == list(v.rows["outcome"])
+    assert v.rows["exact"].sum() == pytest.approx(1.0)
+
+
+def test_rows_of_a_long_distribution_fit_a_screen_as_text():
+    # 10d10's 91 values: the rare ends pool, the middle bins stand alone; text() keeps
+    # the outcome rows and the largest |z| of the distribution
+    d = parse("10d10").dist()
+    exact = ExactResult(
+        system="dice", params={}, labels=("roll",), probs=np.array([1.0]), distributions={"roll": d}
+    )
+    lay = Layout(labels=("roll",), hists={"roll": (d.min, d.max)})
+    terms, constant = parse("10d10").encode()
+    arr = lay.array
+
+    def block(state: np.ndarray, n: int, out: np.ndarray) -> None:
+        expr_block(state, n, out, arr, terms, constant)
+
+    v = validate(exact, SimResult(system="dice", params={}, tally=simulate_tally(
+        lay, block, trials=20_000, seed=5, threads=2, progress=False)))  # fmt: skip
+    names = list(v.rows["outcome"])
+    assert names[1].startswith("roll=10..") and names[-1].endswith("..100+tail")
+    assert (v.rows["expected"] >= MIN_EXPECTED).all() and len(v.bins) == 1 + 92
+    text = v.text(most=6)
+    assert len(text.splitlines()) < 25 and "pooled bins, the 6 of largest |z| shown" in text
 
 
 # -- tallies -------------------------------------------------------------------------------
