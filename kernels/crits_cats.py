@@ -3,8 +3,10 @@
 Each trial rolls the d20s one at a time, exactly as a table would: the initiator's and
 the responder's in a Versus Challenge (then the damage or backlash dice its result calls
 for), the roller's in a 21 Challenge, or the caster's and then each resister's in turn
-for a spell. :func:`trial` is one trial (a label and its values) for generic drivers;
-:func:`block` tallies ``n`` of them.
+for a spell. Under advantage or disadvantage a roll is two d20s, one after the other,
+and the kept one is the natural for every rule (:func:`critlab.kernels.d20.roll_d20`).
+:func:`trial` is one trial (a label and its values) for generic drivers; :func:`block`
+tallies ``n`` of them.
 
 How :func:`block` is fast (the same dice, drawn in the same order, as :func:`trial`):
 
@@ -25,9 +27,10 @@ from collections import namedtuple
 
 import numpy as np
 
+from critlab.kernels.d20 import roll_d20
 from critlab.kernels.dice import local_scratch, roll_floored
 from critlab.kernels.jit import kernel
-from critlab.kernels.rng import die, local_state
+from critlab.kernels.rng import local_state
 from critlab.kernels.vocab import vocabulary, words
 
 Outcome = vocabulary(
@@ -50,11 +53,13 @@ PAIRS = 400  # pairs of naturals: index 20 * (first - 1) + (second - 1)
 
 Args = namedtuple(
     "Args",
-    "mode crit_lo cat_hi skill target opposing_skill transfer ties_initiator major_margin combat "
-    "dmg_terms dmg_const dmg_max protection bl_terms bl_const attacker_protection minor_hit "
-    "resisters resistance",
+    "mode roll opposing_roll crit_lo cat_hi skill target opposing_skill transfer ties_initiator "
+    "major_margin combat dmg_terms dmg_const dmg_max protection bl_terms bl_const "
+    "attacker_protection minor_hit resisters resistance",
 )
 """The kernel's arguments, built by :mod:`critlab.analysis.systems.crits_cats` from a spec:
+``roll`` and ``opposing_roll`` are :data:`critlab.kernels.d20.RollMode` codes (the
+initiator's, roller's or caster's, and the responder's or each resister's),
 ``crit_lo`` = 21 − crit_range, ``cat_hi`` = cat_range, ``dmg_max`` the damage maximum
 floored at 0 (what a minor critical deals)."""
 
@@ -141,8 +146,8 @@ def trial(s, a, scratch):
     seen = 0
     affected = 0
     if a.mode == Mode.VERSUS:
-        initiator = die(s, 20)
-        responder = die(s, 20)
+        initiator = roll_d20(s, a.roll)
+        responder = roll_d20(s, a.opposing_roll)
         label = versus_label(
             initiator, responder, a.crit_lo, a.cat_hi, a.skill - a.opposing_skill, a.transfer,
             a.ties_initiator, a.major_margin,
@@ -153,15 +158,15 @@ def trial(s, a, scratch):
                 a.attacker_protection, a.minor_hit, scratch,
             )  # fmt: skip
     elif a.mode == Mode.CHALLENGE:
-        label = challenge_label(die(s, 20), a.skill, a.target, a.crit_lo, a.cat_hi, a.major_margin)
+        label = challenge_label(roll_d20(s, a.roll), a.skill, a.target, a.crit_lo, a.cat_hi, a.major_margin)
     else:
-        natural = die(s, 20)
+        natural = roll_d20(s, a.roll)
         label = challenge_label(natural, a.skill, a.target, a.crit_lo, a.cat_hi, a.major_margin)
         caster_total = natural + a.skill
         cast = label >= Outcome.SUCCESS
         for i in range(a.resisters):
             r_label = challenge_label(
-                die(s, 20), a.resistance, caster_total, a.crit_lo, a.cat_hi, a.major_margin
+                roll_d20(s, a.opposing_roll), a.resistance, caster_total, a.crit_lo, a.cat_hi, a.major_margin
             )
             if i == 0:
                 resister = r_label
@@ -205,10 +210,11 @@ def block(s, n, out, layout, a):
 def versus_block(s, n, out, a):
     """Versus without combat: the pairs of naturals counted, each pair judged once."""
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
+    roll, opposing_roll = a.roll, a.opposing_roll
     pairs = np.zeros(PAIRS, dtype=np.int64)
     for _ in range(n):
-        initiator = die(s, 20)
-        responder = die(s, 20)
+        initiator = roll_d20(s, roll)
+        responder = roll_d20(s, opposing_roll)
         pairs[20 * initiator + responder - 21] += 1
     edge = a.skill - a.opposing_skill
     for p in range(PAIRS):
@@ -234,6 +240,7 @@ def versus_table(a):
 def attacks_block(s, n, out, layout, a, dmg_terms, bl_terms):
     """Versus with damage: each pair's class looked up, then the dice it calls for."""
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
+    roll, opposing_roll = a.roll, a.opposing_roll
     scratch = local_scratch()
     table = versus_table(a)
     # the dice arrive as arguments of their own: an array read out of ``a`` and used in
@@ -246,8 +253,8 @@ def attacks_block(s, n, out, layout, a, dmg_terms, bl_terms):
     backlash_sum = 0
     downs = 0
     for _ in range(n):
-        initiator = die(s, 20)
-        responder = die(s, 20)
+        initiator = roll_d20(s, roll)
+        responder = roll_d20(s, opposing_roll)
         label = table[20 * initiator + responder - 21]
         damage, backlash, down = attack(
             s, label, dmg_terms, dmg_const, dmg_max, protection, bl_terms, bl_const, attacker_protection,
@@ -269,9 +276,10 @@ def attacks_block(s, n, out, layout, a, dmg_terms, bl_terms):
 def challenge_block(s, n, out, a):
     """A 21 Challenge: the naturals counted, each judged once."""
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
+    roll = a.roll
     naturals = np.zeros(20, dtype=np.int64)
     for _ in range(n):
-        naturals[die(s, 20) - 1] += 1
+        naturals[roll_d20(s, roll) - 1] += 1
     for v in range(20):
         out[challenge_label(v + 1, a.skill, a.target, a.crit_lo, a.cat_hi, a.major_margin)] += naturals[v]
 
@@ -281,6 +289,7 @@ def spell_block(s, n, out, layout, a):
     """A spell: the caster's naturals counted; each resister's class looked up by the
     pair (caster natural, resister natural), its bit and whether it is affected."""
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
+    roll, opposing_roll = a.roll, a.opposing_roll
     bit = np.empty(PAIRS, dtype=np.int64)
     hit = np.empty(PAIRS, dtype=np.int64)  # 1 where the resister is affected
     classes = np.empty(PAIRS, dtype=np.int64)
@@ -299,15 +308,15 @@ def spell_block(s, n, out, layout, a):
     others = a.resisters - 1
     affected = 0
     for _ in range(n):
-        caster = die(s, 20)
+        caster = roll_d20(s, roll)
         casters[caster - 1] += 1
         row = 20 * caster - 21
-        p = row + die(s, 20)
+        p = row + roll_d20(s, opposing_roll)
         firsts[p] += 1
         seen = bit[p]
         affected += hit[p]
         for _ in range(others):
-            p = row + die(s, 20)
+            p = row + roll_d20(s, opposing_roll)
             seen |= bit[p]
             affected += hit[p]
         masks[seen] += 1

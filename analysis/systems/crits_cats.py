@@ -1,4 +1,4 @@
-"""``crits-cats``: criticals and catastrophes (RULES.md; seed 000_23b9bd0385f03b9f.txt).
+"""``crits-cats``: criticals and catastrophes (the rules: docs/rules.md; seed 000).
 
 Rolls are d20 + skill. A natural in the crit range (``>= 21 - crit_range``) is a
 critical and one in the catastrophe range (``<= cat_range``) a catastrophe; a critical
@@ -13,7 +13,7 @@ falls that far short. Three modes:
 - ``spell``: the caster makes a challenge; each of ``resisters`` rolls d20 + ``resistance``
   against the caster's total and is classified on its own natural and margin.
 
-Readings where RULES.md leaves room (each documented where it acts):
+Readings where the rules leave room (each documented where it acts):
 
 - A major catastrophe's hit "that ignores protection" deals one ``backlash_damage`` roll
   (floored at 0) with nothing subtracted; a minor catastrophe's ``hit`` subtracts
@@ -39,6 +39,7 @@ from typing import Literal
 
 import numpy as np
 
+from critlab.analysis.d20 import natural_probs, roll_code, roll_param
 from critlab.analysis.dist import Dist
 from critlab.analysis.notation import DiceExpr
 from critlab.analysis.params import Choice, Dice, Int, param
@@ -62,8 +63,7 @@ METRICS = (
     "expected_backlash",
     "expected_cost_multiplier",
     "p_affected",
-    *(f"p_any_resister_{lab}" for lab in LABELS),
-)
+) + tuple(f"p_any_resister_{lab}" for lab in LABELS)
 DISTRIBUTIONS = words(k.Hist)
 
 VERSUS = {"mode": ("versus",)}
@@ -79,15 +79,17 @@ class CritsCatsSpec(Spec):
     mode
         ``versus`` (initiator against responder), ``challenge`` (against ``target``) or
         ``spell`` (a caster's challenge, then each resister against the caster's total).
+    roll, opposing_roll
+        The d20 roll modes (``normal``, ``advantage``, ``disadvantage``) of the initiator,
+        roller or caster, and of the responder and every resister (not in ``challenge``).
     crit_range, cat_range
         Naturals ``>= 21 - crit_range`` are criticals, ``<= cat_range`` catastrophes
         (each 0..20, together at most 20).
-    skill
-        The initiator's, roller's or caster's skill (required).
+    skill, opposing_skill, resistance
+        The initiator's, roller's or caster's skill; the responder's (``versus``); each
+        resister's (``spell``).
     target
         The total a challenge or a casting must reach (margin = total − target).
-    opposing_skill
-        The responder's skill (required in ``versus``).
     responder_naturals
         ``transfer``: the responder's crit is the initiator's catastrophe and its
         catastrophe the initiator's crit; ``ignore``: the responder's natural is ordinary.
@@ -95,20 +97,16 @@ class CritsCatsSpec(Spec):
         Who wins a versus tie without a critical or catastrophe: ``responder`` or ``initiator``.
     major_margin
         How far the margin must go for a critical (or catastrophe) to be major.
-    damage
-        The attack's damage dice (``versus`` only; none: no combat). Must not explode.
-    protection
-        The defender's protection, subtracted from a normal hit (>= 0).
-    backlash_damage
-        The defender's damage dice on a catastrophe's hit back (none: same as ``damage``).
-    attacker_protection
-        The attacker's protection against a minor catastrophe's hit back (>= 0).
+    damage, backlash_damage
+        The attack's damage dice (``versus`` only; none: no combat; must not explode) and
+        the defender's on a catastrophe's hit back (none: the same as ``damage``).
+    protection, attacker_protection
+        The defender's protection against a normal hit, the attacker's against a minor
+        catastrophe's hit back (both >= 0).
     minor_catastrophe_effect
         ``down`` (the attacker goes down) or ``hit`` (the defender hits the attacker).
     resisters
         How many resist the spell (1..100).
-    resistance
-        Each resister's skill (required in ``spell``).
     """
 
     system = "crits-cats"
@@ -117,6 +115,10 @@ class CritsCatsSpec(Spec):
         Choice(*MODES),
         "versus (initiator against responder), challenge (one roller against target) or spell "
         "(a caster's challenge, then each resister against the caster's total)",
+    )
+    roll: Literal["normal", "advantage", "disadvantage"] = roll_param("the initiator's, roller's or caster")
+    opposing_roll: Literal["normal", "advantage", "disadvantage"] = roll_param(
+        "the responder's or each resister", when={"mode": ("versus", "spell")}
     )
     crit_range: int = param(1, Int(0, 20), "naturals >= 21 - crit_range are criticals")
     cat_range: int = param(1, Int(0, 20), "naturals <= cat_range are catastrophes")
@@ -274,8 +276,24 @@ def challenge_classes(
     )
 
 
-def _class_probs(classes: np.ndarray, weight: float) -> np.ndarray:
-    return np.bincount(np.ravel(classes), minlength=len(LABELS)) * weight
+def kept_weights(roll: str) -> tuple[np.ndarray, int]:
+    """Integer weights of the kept naturals 1..20 under roll mode ``roll`` and their
+    total: P(natural) = weight / total, exactly (1 of 20 each for a normal roll;
+    ``2d20kh1`` or ``2d20kl1`` in units of 1/400 otherwise).
+
+    >>> w, total = kept_weights("advantage")
+    >>> int(w[0]), int(w[19]), total
+    (1, 39, 400)
+    """
+    total = 20 if roll == "normal" else 400
+    return np.rint(natural_probs(roll) * total), total
+
+
+def _class_probs(classes: np.ndarray, weights: np.ndarray, total: int) -> np.ndarray:
+    """Class probabilities of equally shaped ``classes`` and integer ``weights`` summing to
+    ``total``: integer sums, divided once (so a normal roll counts naturals as ever)."""
+    counts = np.bincount(np.ravel(classes), weights=np.ravel(weights), minlength=len(LABELS))
+    return counts * (1 / total)
 
 
 def _combat(spec: CritsCatsSpec, probs: np.ndarray) -> tuple[Dist, Dist, float]:
@@ -310,14 +328,16 @@ def exact(spec: CritsCatsSpec) -> ExactResult:
             cat_range=spec.cat_range, transfer=spec.responder_naturals == "transfer",
             ties_initiator=spec.ties == "initiator", major_margin=spec.major_margin,
         )  # fmt: skip
-        probs = _class_probs(classes, 1 / 400)
+        # the pairs of naturals weighted by the outer product of the two kept dice
+        (w_init, t_init), (w_resp, t_resp) = kept_weights(spec.roll), kept_weights(spec.opposing_roll)
+        probs = _class_probs(classes, np.outer(w_init, w_resp), t_init * t_resp)
         if spec.combat:
             damage, backlash, p_down = _combat(spec, probs)
             distributions.update(damage=damage, backlash=backlash)
             metrics.update(p_down=p_down, expected_damage=damage.mean, expected_backlash=backlash.mean)
     else:
         caster = challenge_classes(spec, spec.target, NATURALS, spec.skill)
-        probs = _class_probs(caster, 1 / 20)
+        probs = _class_probs(caster, *kept_weights(spec.roll))
         if spec.mode == "spell":
             _spell(spec, caster, distributions, metrics)
             metrics["expected_cost_multiplier"] = float(np.dot(probs, COST_MULTIPLIER))
@@ -333,17 +353,26 @@ def exact(spec: CritsCatsSpec) -> ExactResult:
 
 def _spell(spec: CritsCatsSpec, caster: np.ndarray, distributions: dict, metrics: dict) -> None:
     """Resister results: conditionally independent given the caster's total, so each
-    quantity is averaged over the caster's 20 naturals."""
+    quantity is averaged over the caster's kept natural."""
     caster_totals = (NATURALS + spec.skill)[:, None]
     resister = challenge_classes(spec, caster_totals, NATURALS[None, :], spec.resistance)
     # q[c, j]: P(one resister gets class j | caster natural c + 1)
-    q = np.stack([np.bincount(row, minlength=len(LABELS)) / 20 for row in resister])
-    distributions["resister"] = Dist(0, q.mean(axis=0))
+    w_res, t_res = kept_weights(spec.opposing_roll)
+    q = np.stack([np.bincount(row, weights=w_res, minlength=len(LABELS)) / t_res for row in resister])
+    distributions["resister"] = Dist(0, _over_caster(spec, q))
     cast = caster >= k.Outcome.SUCCESS
-    metrics["p_affected"] = float(np.mean(cast * q[:, : k.Outcome.SUCCESS].sum(axis=1)))
-    p_any = 1.0 - np.mean((1.0 - q) ** spec.resisters, axis=0)
+    metrics["p_affected"] = float(_over_caster(spec, cast * q[:, : k.Outcome.SUCCESS].sum(axis=1)))
+    p_any = 1.0 - _over_caster(spec, (1.0 - q) ** spec.resisters)
     for j, lab in enumerate(LABELS):
         metrics[f"p_any_resister_{lab}"] = float(p_any[j])
+
+
+def _over_caster(spec: CritsCatsSpec, values: np.ndarray) -> np.ndarray:
+    """The mean of ``values`` (one row per caster natural 1..20) over the caster's kept
+    natural: a plain mean for a normal roll, weighted by the kept die's law otherwise."""
+    if spec.roll == "normal":
+        return np.mean(values, axis=0)
+    return np.average(values, axis=0, weights=natural_probs(spec.roll))
 
 
 # -- the simulator ---------------------------------------------------------------------------
@@ -354,6 +383,8 @@ def kernel_args(spec: CritsCatsSpec) -> k.Args:
     bl_terms, bl_const = (spec.backlash_expr if spec.combat else none).encode()
     return k.Args(
         mode=MODES.index(spec.mode),
+        roll=roll_code(spec.roll),
+        opposing_roll=roll_code(spec.opposing_roll or "normal"),
         crit_lo=21 - spec.crit_range,
         cat_hi=spec.cat_range,
         skill=spec.skill,

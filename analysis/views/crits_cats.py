@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from critlab.analysis.d20 import ROLL_MODES, natural_probs
 from critlab.analysis.spec import SpecError
 from critlab.analysis.systems.crits_cats import (
     LABELS,
@@ -117,17 +118,39 @@ def caster_resister_table(spec: CritsCatsSpec) -> pd.DataFrame:
     (columns), exact: the seed's point that both results stand independently.
 
     >>> t = caster_resister_table(CritsCatsSpec(mode="spell", skill=10, resistance=10))
-    >>> float(t.loc["minor_critical", "minor_critical"] * 400)   # both roll a natural 20
+    >>> round(float(t.loc["minor_critical", "minor_critical"] * 400), 12)   # both roll a natural 20
     1.0
     """
     base = _as_spell(spec)
     caster = challenge_classes(base, base.target, NATURALS, base.skill)
     resister = challenge_classes(base, (NATURALS + base.skill)[:, None], NATURALS[None, :], base.resistance)
+    # each pair of kept naturals weighted by the two roll modes' laws
+    weight = np.outer(natural_probs(base.roll), natural_probs(base.opposing_roll))
     joint = np.zeros((len(LABELS), len(LABELS)))
-    np.add.at(joint, (np.broadcast_to(caster[:, None], resister.shape), resister), 1 / 400)
+    np.add.at(joint, (np.broadcast_to(caster[:, None], resister.shape), resister), weight)
     return pd.DataFrame(
         joint, index=pd.Index(LABELS, name="caster"), columns=pd.Index(LABELS, name="resister")
     )
+
+
+def extremes_by_roll_mode(spec: CritsCatsSpec, differences=range(-20, 21)) -> pd.DataFrame:
+    """P(any critical), P(any catastrophe) and the majors' shares of a versus initiator
+    against skill difference, for each of the initiator's roll modes (the responder's as
+    in ``spec``), exact: one row per difference, columns ``(roll, quantity)`` with
+    quantity ``critical``, ``catastrophe``, ``major_critical`` or ``major_catastrophe``.
+
+    >>> t = extremes_by_roll_mode(CritsCatsSpec(skill=0, opposing_skill=0, responder_naturals="ignore"), [0])
+    >>> [round(float(t.loc[0, (r, "critical")]) * 400) for r in ("normal", "advantage", "disadvantage")]
+    [20, 39, 1]
+    """
+    columns = {}
+    for roll in ROLL_MODES:
+        table = extremes_by_skill_difference(spec.replace(roll=roll), differences)
+        columns[(roll, "critical")] = table["minor_critical"] + table["major_critical"]
+        columns[(roll, "catastrophe")] = table["minor_catastrophe"] + table["major_catastrophe"]
+        columns[(roll, "major_critical")] = table["major_critical"]
+        columns[(roll, "major_catastrophe")] = table["major_catastrophe"]
+    return pd.DataFrame(columns)
 
 
 def combat_table(spec: CritsCatsSpec) -> pd.DataFrame:
@@ -207,6 +230,39 @@ def plot_versus_extremes(
     return fig
 
 
+def plot_roll_modes(spec: CritsCatsSpec, *, differences=range(-20, 21), ax=None):
+    """The initiator's three roll modes in a Versus Challenge (exact): P(any critical)
+    and P(any catastrophe), which do not depend on the skill difference, and the major
+    criticals and catastrophes against skill difference."""
+    fig, ax = _axes(ax, ncols=2, width=11)
+    table = extremes_by_roll_mode(spec, differences)
+    colors = ("C0", "C2", "C3")
+    at = table.index[len(table) // 2]
+    x = np.arange(len(ROLL_MODES))
+    for offset, what in ((-0.2, "critical"), (0.2, "catastrophe")):
+        heights = [table.loc[at, (roll, what)] for roll in ROLL_MODES]
+        hatch = "//" if what == "catastrophe" else None
+        ax[0].bar(x + offset, heights, width=0.4, color=colors, hatch=hatch, edgecolor="white")
+    ax[0].set_xticks(x, [f"{roll}\ncritical | catastrophe" for roll in ROLL_MODES], fontsize="small")
+    ax[0].set(ylabel="probability", title=f"Any critical or catastrophe at difference {at} (exact)")
+    for roll, color in zip(ROLL_MODES, colors, strict=True):
+        ax[1].plot(table.index, table[(roll, "major_critical")], color=color, label=f"{roll}: major critical")
+        ax[1].plot(
+            table.index,
+            table[(roll, "major_catastrophe")],
+            color=color,
+            ls="--",
+            label=f"{roll}: major catastrophe",
+        )
+    ax[1].set(
+        xlabel="skill − opposing skill", ylabel="probability", title="Majors by skill difference (exact)"
+    )
+    ax[1].legend(fontsize="small")
+    responder = _as_versus(spec).opposing_roll
+    fig.suptitle(f"Versus: the initiator's roll mode, the responder's roll {responder}")
+    return fig
+
+
 def plot_challenge_extremes(spec: CritsCatsSpec, *, skills=None, ax=None):
     """P(minor / major critical / catastrophe) against skill in a 21 Challenge (exact)."""
     fig, ax = _axes(ax)
@@ -266,6 +322,7 @@ def plot_combat(spec: CritsCatsSpec, *, ax=None):
 
 PLOTS = {
     "versus_extremes": plot_versus_extremes,
+    "roll_modes": plot_roll_modes,
     "challenge_extremes": plot_challenge_extremes,
     "casting_cost": plot_casting_cost,
     "resisters": plot_resisters,
