@@ -145,6 +145,7 @@ class Rule:
         self.params, self.inputs = dict(params), dict(inputs)
         self.rewritten = rewrite(fn, tuple(self.inputs), tuple(self.params), self.labels)
         self._compiled: Compiled | None = None
+        self.last_walk: dict[str, int] = {}  # the last exact walk's cost (see mechanic_exact)
         self._exact: dict[Spec, ExactResult] = {}
 
     def input_texts(self, spec: Spec) -> tuple[str, ...]:

@@ -104,6 +104,8 @@ def _walk(rule: Any, spec: Spec, sups: list, fill: int, vmin: np.ndarray, vmax: 
             f"{rule.name}: returned label {bad[0]} (for {shown or 'no inputs read'}); its labels are "
             f"0..{len(rule.labels) - 1}: {', '.join(rule.labels)}"
         )
+    # what the walk cost: runs of the rule, and leaves (combinations of the inputs it read)
+    rule.last_walk = {"runs": int(counts[0]), "leaves": int(counts[1])}
     return label_p[0] + label_p[1], float(cut[0, 0] + cut[1, 0]), counts
 
 
