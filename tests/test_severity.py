@@ -25,8 +25,12 @@ from critlab.analysis.systems.severity import (
     simulate,
     wound_level,
 )
+from critlab.analysis.tally import Layout
 from critlab.analysis.validate import validate
 from critlab.analysis.views import severity as views
+from critlab.kernels import severity as k
+from critlab.kernels.jit import kernel
+from critlab.kernels.rng import local_state, stream_state
 
 # Significance for MC-vs-exact checks: fixed seeds make each verdict reproducible, and at
 # 1e-3 a real bias of a few percent in any label at these trial counts is still caught.
@@ -244,10 +248,19 @@ def test_icepool_agrees_on_the_bench_margins():
 
 
 def test_numpy_bench_agrees_with_exact():
-    counts = bench._numpy_contest(200_000, "stable", chunk=50_000, seed=3)
-    p = exact(SeveritySpec(mode="stable", **bench.BENCH_SKILLS)).probs
-    z = (counts / counts.sum() - p) / np.sqrt(p * (1 - p) / counts.sum())
+    # the NumPy baseline does critlab's work: levels, margin histogram and counters
+    n = 200_000
+    tally = bench._numpy_contest(n, "stable", chunk=50_000, seed=3)
+    ex = exact(SeveritySpec(mode="stable", **bench.BENCH_SKILLS))
+    p = ex.probs
+    counts = tally[: p.size]
+    z = (counts / n - p) / np.sqrt(p * (1 - p) / n)
     assert np.abs(z).max() < Z_LIMIT
+    margin = ex.distributions["margin"]
+    assert tally[p.size : p.size + margin.probs.size + 1].sum() == n
+    success, margin_sum = tally[-2:]
+    assert abs(success / n - ex.metrics["p_success"]) < Z_LIMIT * np.sqrt(0.25 / n)
+    assert abs(margin_sum / n - margin.mean) < Z_LIMIT * margin.sd / np.sqrt(n)
 
 
 # -- parameters ------------------------------------------------------------------------
@@ -327,6 +340,63 @@ def test_serial_equals_parallel():
     assert one.tally.counts.tolist() == two.tally.counts.tolist()
     assert one.tally.hists["margin"].counts.tolist() == two.tally.hists["margin"].counts.tolist()
     assert one.tally.counters == two.tally.counters
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_one_bounded_draw_is_the_modes_roll(mode):
+    # the kernel's table over one draw's outcomes is the mode's roll, with its extremes
+    table = k.roll_table(k.Mode[mode.upper()])
+    values = table >> 2
+    roll = sev.roll_dist(mode)
+    assert table.size == {"lethal": 20, "risky": 216, "stable": 1296}[mode]
+    np.testing.assert_allclose(np.bincount(values - roll.min) / table.size, roll.probs, atol=1e-15)
+    assert ((table & k.MAXIMUM) != 0).tolist() == (values == NATURAL_MAX[mode]).tolist()
+    assert ((table & k.MINIMUM) != 0).tolist() == (values == NATURAL_MIN[mode]).tolist()
+
+
+@kernel
+def _trial_levels(state, n, n_levels, a):
+    """A generic driver: ``n`` attacks through the kernel's per-trial function."""
+    s = local_state(state)
+    counts = np.zeros(n_levels, dtype=np.int64)
+    for _ in range(n):
+        level, _mov, _a_first, _d_first = k.trial(s, a, None)
+        counts[level] += 1
+    return counts
+
+
+@pytest.mark.parametrize(
+    "params", [dict(mode="lethal", attacker_skill=3), dict(mode="stable", chain_implosions=True, sm=1)]
+)
+def test_the_per_trial_function_matches_exact(params):
+    spec = SeveritySpec(**params)
+    probs = exact(spec).probs
+    n = 200_000
+    counts = _trial_levels(stream_state(5, 0), n, probs.size, sev.kernel_args(spec))
+    seen = probs > 0  # SM 1 lifts every graze: none is left
+    z = (counts[seen] / n - probs[seen]) / np.sqrt(probs[seen] * (1 - probs[seen]) / n)
+    assert np.abs(z).max() < Z_LIMIT and counts[~seen].sum() == 0
+
+
+def test_margins_beyond_the_layout_go_to_its_tail():
+    # The block counts a MoV outside the margin histogram (beyond the exact engine's
+    # support, in practice never met) in the tail bin, with its own label and counters.
+    spec = SeveritySpec(attacker_skill=3, chain_implosions=True)
+    ex = exact(spec)
+    args = sev.kernel_args(spec)
+    wide = sev.SYSTEM.layout(spec, ex)
+    narrow = Layout(wide.labels, {"margin": (-3, 4)}, counters=wide.counters)
+    tallies = []
+    for layout in (wide, narrow):
+        out = np.zeros(layout.n_out, dtype=np.int64)
+        k.block(stream_state(3, 0), 50_000, out, layout.array, args)  # the same dice for both
+        tallies.append(layout.unpack(out, trials=50_000, seed=3))
+    full, cut = tallies
+    assert cut.counts.tolist() == full.counts.tolist() and cut.counters == full.counters
+    margins = full.hists["margin"]
+    inside = (margins.values >= -3) & (margins.values <= 4)
+    assert cut.hists["margin"].counts.tolist() == margins.counts[inside].tolist()
+    assert cut.hists["margin"].tail == margins.counts[~inside].sum() + margins.tail > 0
 
 
 def test_simulated_metrics_are_estimates():

@@ -350,9 +350,7 @@ def exact(spec: SeveritySpec) -> ExactResult:
 def kernel_args(spec: SeveritySpec) -> k.Args:
     """The kernel's arguments for ``spec``."""
     return k.Args(
-        mode=MODES.index(spec.mode),
-        natural_min=NATURAL_MIN[spec.mode],
-        natural_max=NATURAL_MAX[spec.mode],
+        rolls=_roll_table(spec.mode),
         attacker_skill=spec.attacker_skill,
         defender_skill=spec.defender_skill,
         ties_attacker=spec.ties == "attacker",
@@ -362,6 +360,11 @@ def kernel_args(spec: SeveritySpec) -> k.Args:
         cap_before_armor=spec.cap_before_armor,
         chain_implosions=spec.chain_implosions,
     )
+
+
+@cache
+def _roll_table(mode: str) -> np.ndarray:
+    return k.roll_table(k.Mode[mode.upper()])
 
 
 def _hist_quantile(tally: Tally, name: str, q: float) -> float | None:
