@@ -28,11 +28,22 @@ def _num(x: float | None) -> float | None:
     return None if math.isnan(x) else x
 
 
+def _keyed(probs: Mapping[Any, float], labels: tuple[str, ...] | None) -> dict[str, float]:
+    """A distribution's JSON: ``{value: p}`` with its ``tail``, or for a distribution over
+    class indices 0..n-1 with ``labels``, ``{label: p}`` over every label, zeros included
+    (its labels are all its values, so it has no tail)."""
+    if labels is None:
+        return {str(v): p for v, p in probs.items()}
+    return {lab: float(probs.get(i, 0.0)) for i, lab in enumerate(labels)}
+
+
 @dataclass(frozen=True)
 class ExactResult:
     """The exact distribution of a spec: outcome probabilities, distributions, metrics.
 
     ``distributions`` values may be ``None`` where RULES.md reports ``null``.
+    ``value_labels`` names the values of a distribution over classes (0..n-1, e.g. one
+    resister's outcome): its JSON is keyed by those labels.
     """
 
     system: str
@@ -41,6 +52,7 @@ class ExactResult:
     probs: np.ndarray
     distributions: Mapping[str, Dist | None] = field(default_factory=dict)
     metrics: Mapping[str, float | None] = field(default_factory=dict)
+    value_labels: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if len(self.labels) != len(self.probs):
@@ -60,7 +72,7 @@ class ExactResult:
             "params": dict(self.params),
             "outcomes": self.outcomes,
             "distributions": {
-                k: (None if d is None else {str(v): p for v, p in d.to_dict(tail=True).items()})
+                k: (None if d is None else _keyed(d.to_dict(tail=True), self.value_labels.get(k)))
                 for k, d in self.distributions.items()
             },
             "metrics": {k: _num(v) for k, v in self.metrics.items()},
@@ -84,13 +96,14 @@ class SimResult:
     # distributions the exact result reports but a per-trial simulation does not tally
     # (e.g. a weapon's life); they appear as null so both JSONs have the same keys
     unsimulated: tuple[str, ...] = ()
+    value_labels: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # as in ExactResult
 
     @classmethod
     def of(cls, exact: ExactResult, tally: Tally, metrics: Mapping[str, float | None]) -> SimResult:
         """The simulated result of the spec whose exact result is ``exact``: same system,
         params and distribution names (those not tallied are reported as null)."""
         unsimulated = tuple(k for k in exact.distributions if k not in tally.hists)
-        return cls(exact.system, dict(exact.params), tally, dict(metrics), unsimulated)
+        return cls(exact.system, dict(exact.params), tally, dict(metrics), unsimulated, exact.value_labels)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -121,7 +134,7 @@ class SimResult:
             "distributions": {
                 **{
                     # over the histogram's own draws: the trials, or the weapon lives
-                    k: {str(v): f for v, f in h.frequencies(h.total or t.trials, tail=True).items()}
+                    k: _keyed(h.frequencies(h.total or t.trials, tail=True), self.value_labels.get(k))
                     for k, h in t.hists.items()
                 },
                 **dict.fromkeys(self.unsimulated),

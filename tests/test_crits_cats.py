@@ -654,6 +654,10 @@ def test_cli_exact_json(capsys):
     assert data["distributions"]["resister"] is None and "tail" in data["distributions"]["damage"]
     assert list(data["metrics"]) == list(METRICS)
     assert data["metrics"]["expected_damage"] > 0 and data["metrics"]["p_affected"] is None
+    spell = ["--mode", "spell", "--skill", "9", "--resistance", "11", "--json"]
+    assert main(["exact", "crits-cats", *spell]) == 0
+    resister = json.loads(capsys.readouterr().out)["distributions"]["resister"]
+    assert list(resister) == list(LABELS) and sum(resister.values()) == pytest.approx(1.0)
 
 
 def test_cli_simulate_and_validate_json(capsys):
@@ -663,6 +667,9 @@ def test_cli_simulate_and_validate_json(capsys):
     for key in ("trials", "seed", "counts", "standard_errors", "outcomes", "distributions", "metrics"):
         assert key in data
     assert data["seed"] == 3 and sum(data["counts"].values()) == 20000
+    # one resister's class is a distribution over the six labels, exact and simulated alike
+    assert list(data["distributions"]["resister"]) == list(LABELS)
+    assert sum(data["distributions"]["resister"].values()) == pytest.approx(1.0)
     assert 0 < data["metrics"]["p_any_resister_minor_critical"] < 1
     assert main(["validate", "crits-cats", "--trials", "20000", "--seed", "3", "--no-progress", *args]) == 0
     v = json.loads(capsys.readouterr().out)

@@ -20,8 +20,9 @@ Readings where the rules leave room (each documented where it acts):
   ``attacker_protection``. Both protections are non-negative (0..1000).
 - Resisters roll whatever the caster achieved (the seed: "regardless of whatever result
   the caster achieved"), so ``p_any_resister_<class>`` counts casts that failed too.
-- Distribution ``resister`` has the class index (0..5, in :data:`LABELS` order) as its
-  value; the simulator tallies the first resister of each cast into it.
+- Distribution ``resister`` (one resister's class) is over the six labels: its values
+  are class indices in :data:`LABELS` order, reported by label; the simulator tallies
+  the first resister of each cast into it.
 
 Design views (tables and plots) are in :mod:`critlab.analysis.views.crits_cats`.
 
@@ -348,6 +349,7 @@ def exact(spec: CritsCatsSpec) -> ExactResult:
         probs=probs,
         distributions=distributions,
         metrics=metrics,
+        value_labels={"resister": LABELS},
     )
 
 
