@@ -158,8 +158,7 @@ def _cut_too_much(hp: int, damage: Dist, rounds: int) -> SpecError:
         "hp",
         hp,
         f"the exact fight would leave more than {CUT:.0e} of the fights unrepresented "
-        f"(the attack's damage tail, {damage.tail:.2g} an attack, over {rounds} rounds); "
-        "lower hp, or simulate it",
+        f"(the attack's damage tail, {damage.tail:.2g} an attack, over {rounds} rounds); lower hp",
     )
 
 
@@ -167,8 +166,7 @@ def _too_much(hp: int, work: str) -> SpecError:
     return SpecError(
         "hp",
         hp,
-        f"the exact fight needs {work} steps, over the bound of {WORK_LIMIT:.0e}; "
-        "lower hp or max_rounds, or simulate it",
+        f"the exact fight needs {work} steps, over the bound of {WORK_LIMIT:.0e}; lower hp or max_rounds",
     )
 
 
@@ -254,8 +252,9 @@ def fight_distributions(damage: Dist, fight: Fight) -> FightDists:
     if undecided > 0:
         rounds_probs[-1] += undecided  # an undecided fight played max_rounds rounds
     overkill[0] += undecided
+    # rounding may leave the sum a few ulps above 1; no probability is shown above it
     return FightDists(
-        defeated=float(per.sum()),
+        defeated=min(float(per.sum()), 1.0 - undecided - cut),
         undecided=undecided + cut,
         rounds=Dist(1, rounds_probs, cut),
         overkill=Dist(0, overkill, cut),

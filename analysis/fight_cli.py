@@ -1,0 +1,164 @@
+"""The ``critlab fight`` subcommand: rounds to defeat a target, exact by default.
+
+::
+
+    critlab fight SYSTEM --hp H [--attacks-per-round K] [--max-rounds R]
+                  [--trials N [--seed S] [--alpha A] [--threads T] [--scheduler ADDRESS|local]]
+                  [--PARAM VALUE ...] [--json]
+
+``--json`` prints ``{"system", "params" (the attack's), "fight": {"hp",
+"attacks_per_round", "max_rounds"}, "outcomes", "distributions", "metrics"}``; with
+``--trials`` it adds ``"simulated"`` (the keys of ``simulate --json``) and
+``"validation"`` (the keys of ``validate --json``), and the exit status is 1 when the
+validation fails. A bad parameter, a system or mode whose attack deals no damage, and a
+fight over the exact engine's work bound exit 2 with one line.
+
+:func:`add_parser` adds the subcommand to the command line's subparsers and :func:`run`
+runs it; the system parameters are the command line's own (see :mod:`critlab.analysis.cli`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+from critlab.analysis.fight import MAX_ATTACKS_PER_ROUND, MAX_HP, MAX_ROUNDS, FightResult
+from critlab.analysis.spec import SpecError
+
+COMMAND = "fight"
+_FIGHT_FLAGS = {
+    "hp": "the target's hit points, 1..10^6 (required)",
+    "attacks_per_round": f"attacks a round, 1..{MAX_ATTACKS_PER_ROUND} (default 1); a round is played out",
+    "max_rounds": "rounds before the fight is undecided, 1..10^6 (default 1000)",
+}
+# Options that only a simulation uses: given without --trials they are an error.
+_SIMULATION_ONLY = ("seed", "alpha", "threads", "scheduler")
+
+
+def add_parser(subparsers: Any, mechanics: Sequence[Any] = ()) -> None:
+    """Add ``fight`` (one sub-subcommand per system, and per mechanic named on the command
+    line) to the command line's ``subparsers``."""
+    from critlab.analysis import cli
+    from critlab.analysis.quantity import fight_params_of
+    from critlab.analysis.systems import registry
+
+    cmd = subparsers.add_parser(
+        COMMAND, help="rounds to defeat a target of hp hit points (exact; --trials adds MC)"
+    )
+    systems = cmd.add_subparsers(dest="system", required=True, metavar="SYSTEM", parser_class=type(cmd))
+    for system in (*registry().values(), *mechanics):
+        sp = systems.add_parser(system.name, help=system.title)
+        group = sp.add_argument_group("fight (the spec's attack repeated against hp; see docs/rules.md)")
+        # a spec's own parameter of the same name (a contest's max_rounds) keeps its flag
+        for name in fight_params_of(system):
+            group.add_argument(cli._flag(name), dest=f"fight_{name}", metavar="INT", help=_FIGHT_FLAGS[name])
+        sim = sp.add_argument_group("simulation (with --trials: simulated and validated)")
+        sim.add_argument("--trials", help="simulate this many fights, 1..10^13, and validate them")
+        sim.add_argument("--seed", help="non-negative integer; drawn from the OS when absent")
+        sim.add_argument("--alpha", help="significance level of the validation (default 0.001)")
+        sim.add_argument("--threads", help=f"worker threads, 1..{cli.MAX_THREADS} (default: all cores)")
+        sim.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+        sim.add_argument(
+            "--scheduler",
+            metavar="ADDRESS|local",
+            help="run the fights on the Dask scheduler at ADDRESS, or on a local 2-process cluster",
+        )
+        sp.add_argument("--json", action="store_true", help="print the rules' JSON")
+        cli._add_system_params(sp, system)
+
+
+def _fight_params(args: argparse.Namespace) -> dict[str, int]:
+    from critlab.analysis.cli import _int_arg
+
+    hp = getattr(args, "fight_hp", None)
+    if hp is None:
+        raise SpecError("hp", None, "is required: the target's hit points, --hp 1..1000000")
+    out = {"hp": _int_arg("hp", hp, 1, MAX_HP)}
+    k = getattr(args, "fight_attacks_per_round", None)
+    out["attacks_per_round"] = 1 if k is None else _int_arg("attacks_per_round", k, 1, MAX_ATTACKS_PER_ROUND)
+    r = getattr(args, "fight_max_rounds", None)
+    out["max_rounds"] = 1000 if r is None else _int_arg("max_rounds", r, 1, MAX_ROUNDS)
+    return out
+
+
+def _print_exact(result: FightResult) -> None:
+    from critlab.analysis.cli import _format_table
+
+    params = ", ".join(f"{k}={v}" for k, v in result.params.items() if v is not None)
+    print(f"{result.system}: {params}")
+    print("fight: " + ", ".join(f"{k}={v}" for k, v in result.fight.to_json().items()))
+    print(_format_table("outcomes", [(k, f"{p:.10f}") for k, p in result.outcomes.items()]))
+    rows = []
+    for name, d in result.distributions.items():
+        rows.append((name, f"mean {d.mean:.4f}  sd {d.sd:.4f}  range {d.min}..{d.max}  tail {d.tail:.2g}"))
+    print(_format_table("distributions", rows))
+    metrics = [(k, "null" if v is None else f"{v:.10g}") for k, v in result.metrics.items()]
+    print(_format_table("metrics", metrics))
+    rounds = result.distributions["rounds"]
+    by_round, shown = 0.0, []
+    for r in range(rounds.min, rounds.max + 1):
+        by_round += rounds.pmf(r)
+        shown.append((f"{r}", f"{rounds.pmf(r):.10f}  by then {by_round:.10f}"))
+        if by_round > 1 - 1e-6 or len(shown) >= 30:
+            break
+    print(_format_table("rounds (P(defeated in round r), P(defeated by round r))", shown))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``critlab fight``: 0 done, 1 the validation failed; a bad option raises
+    SpecError (exit 2, one line)."""
+    from critlab.analysis import cli
+    from critlab.analysis.fight import fight
+    from critlab.analysis.systems import get_system
+    from critlab.analysis.systems.base import MAX_SEED, MAX_TRIALS
+
+    system = get_system(args.system)
+    spec = cli._spec_from_args(system, args)
+    params = _fight_params(args)
+    simulating = args.trials is not None
+    if not simulating:
+        for name in _SIMULATION_ONLY:
+            if getattr(args, name) is not None:
+                raise SpecError(
+                    name, getattr(args, name), "needs --trials: a fight is exact unless simulated"
+                )
+    else:  # every option is checked before anything is computed
+        trials = cli._int_arg("trials", args.trials, 1, MAX_TRIALS)
+        seed = cli._int_arg("seed", args.seed, 0, MAX_SEED)
+        threads = cli._int_arg("threads", args.threads, 1, cli.MAX_THREADS)
+        alpha = cli._alpha_arg(args.alpha) if args.alpha is not None else None
+    exact = fight(spec, **params)
+    if not simulating:
+        cli._print_json(exact.to_json()) if args.json else _print_exact(exact)
+        return 0
+    from critlab.analysis.fight_sim import simulate_fight
+    from critlab.analysis.validate import DEFAULT_ALPHA, validate
+
+    progress = False if args.no_progress else None
+    with cli._cluster(args.scheduler) as client:
+        sim = simulate_fight(
+            spec,
+            **params,
+            trials=trials,
+            seed=seed,
+            threads=threads,
+            progress=progress,
+            client=client,
+            exact=exact,
+        )
+    v = validate(exact, sim, alpha=DEFAULT_ALPHA if alpha is None else alpha)
+    if args.json:
+        cli._print_json({**exact.to_json(), "simulated": sim.to_json(), "validation": v.to_json()})
+    else:
+        _print_exact(exact)
+        print(f"simulated: trials={sim.trials} seed={sim.seed}")
+        se = dict(zip(sim.labels, sim.tally.standard_errors, strict=True))
+        print(cli._format_table("outcomes", [(k, f"{p:.6f} ± {se[k]:.6f}") for k, p in sim.outcomes.items()]))
+        metrics = [(k, "null" if m is None else f"{m:.6g}") for k, m in sim.metrics.items()]
+        print(cli._format_table("metrics", metrics))
+        print(v.text())
+    return 0 if v.passed else 1
+
+
+__all__ = ["COMMAND", "add_parser", "run"]
