@@ -12,7 +12,8 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Sized
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,41 @@ import pandas as pd
 
 from critlab.analysis.spec import Spec, SpecError
 from critlab.kernels import runner
+
+# More points than this in one sweep is a typo in a range, not a study (each point is an
+# exact computation); counted from the axes' lengths before any point is built.
+MAX_POINTS = 100_000
+
+
+def count_points(grid: dict[str, Iterable[Any]], limit: int = MAX_POINTS) -> dict[str, list[Any]]:
+    """The grid's axes as lists, refused with a one-line ``ValueError`` stating the limit
+    when the grid has more than ``limit`` points; counted from each axis's length, so a
+    ``range(2 * 10**12)`` is refused without being built.
+
+    >>> count_points({"a": range(3), "b": "xy"})
+    {'a': [0, 1, 2], 'b': ['x', 'y']}
+    >>> count_points({"evasion": range(2 * 10**12)})
+    Traceback (most recent call last):
+    ...
+    ValueError: sweep over evasion: 2,000,000,000,000 points; at most 100,000 in one sweep
+    """
+    lengths = {}
+    for name, values in grid.items():
+        if not isinstance(values, Iterable):
+            raise TypeError(f"sweep over {name}: needs a list or range of values, got {values!r}")
+        if isinstance(values, Sized):
+            try:
+                lengths[name] = len(values)
+            except OverflowError:  # a range longer than sys.maxsize
+                lengths[name] = math.inf
+        else:  # an iterator: read at most one value past the limit
+            values = grid[name] = list(itertools.islice(values, limit + 1))
+            lengths[name] = len(values) if len(values) <= limit else math.inf
+    total = math.prod(lengths.values())
+    if total > limit:
+        shown = f"{total:,}" if total != math.inf else f"more than {limit:,}"
+        raise ValueError(f"sweep over {', '.join(grid)}: {shown} points; at most {limit:,} in one sweep")
+    return {name: list(values) for name, values in grid.items()}
 
 
 def grid_points(**grid: Iterable[Any]) -> list[dict[str, Any]]:
@@ -29,7 +65,7 @@ def grid_points(**grid: Iterable[Any]) -> list[dict[str, Any]]:
     [{'a': 1, 'b': 'x'}, {'a': 1, 'b': 'y'}, {'a': 2, 'b': 'x'}, {'a': 2, 'b': 'y'}]
     """
     names = list(grid)
-    values = [list(v) for v in grid.values()]
+    values = list(count_points(dict(grid)).values())
     for name, vals in zip(names, values, strict=True):
         if not vals:
             raise ValueError(f"sweep over {name} has no values")
@@ -131,9 +167,9 @@ def point_rows(
     >>> [r["name"] for r in point_rows(s, {"target_ac": 5})][-1]
     'expected_damage'
     """
-    from critlab.analysis.systems import get_system
+    from critlab.analysis.systems.base import system_of
 
-    system = get_system(spec.system)
+    system = system_of(spec)
     ex = system.exact(spec)
     sim = None
     if simulate:

@@ -271,7 +271,9 @@ def validation_section(
     labels = list(exact.labels)
     p_exact = np.asarray(exact.probs, dtype=float)
     freq, se = sim.tally.frequencies, sim.tally.standard_errors
-    z_out = v.rows.set_index("outcome")["z"]
+    # every bin on its own (the verdict's rows pool the rare ones as the chi-square does)
+    bins = v.bins if v.bins is not None else v.rows
+    z_out = bins.set_index("outcome")["z"]
 
     out = SectionOutput()
     stem = f"{section.system}--{section.id}"
@@ -286,8 +288,8 @@ def validation_section(
         Paragraph(
             f"{verdict}: combined chi-square p-value {v.p_value:.3g} "
             f"{'≥' if v.passed else '<'} α = {cfg.alpha:g}; max |z| {z_outcomes:.2f} over the outcomes "
-            f"({v.max_abs_z:.2f} over all {len(v.rows)} bins, where a single rare bin may stand out: the "
-            f"chi-square pools those). Simulated: {trials:,} trials in {cfg.batches} batches, seed {vseed}. "
+            f"({v.max_abs_z:.2f} over all {len(v.rows)} bins, pooled to at least 5 expected counts as the "
+            f"chi-square pools them). Simulated: {trials:,} trials in {cfg.batches} batches, seed {vseed}. "
             f"Parameters: {params}.",
             "ok" if v.passed else "fail",
         )
@@ -347,7 +349,7 @@ def validation_section(
             "z": _num(z_out[lab]) if math.isfinite(z_out[lab]) else None,
             "trials": trials,
         }
-    csv = v.rows.assign(kind=["outcome" if r in labels else "bin" for r in v.rows["outcome"]])
+    csv = bins.assign(kind=["outcome" if r in labels else "bin" for r in bins["outcome"]])
     csv["se"] = [float(se[labels.index(r)]) if r in labels else math.nan for r in csv["outcome"]]
     out.tables[f"tables/{stem}.csv"] = csv[["kind", "outcome", "exact", "observed", "se", "z"]]
     seconds = time.perf_counter() - start

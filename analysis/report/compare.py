@@ -105,7 +105,36 @@ def load_baseline(path: str | Path) -> dict[str, Any]:
         or not isinstance(data.get("metrics"), dict)
     ):
         raise ConfigError(file, "--baseline", f"not a critlab report summary.json (format {SUMMARY_FORMAT})")
+    # Every entry is checked now, before the report's work, not when it is compared after it.
+    for key, entry in data["metrics"].items():
+        problem = _bad_metric(entry)
+        if problem:
+            raise ConfigError(file, f"--baseline: metrics[{_short(key)}]", problem)
     return data
+
+
+def _short(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _bad_metric(entry: Any) -> str:
+    """What is wrong with one ``metrics`` entry of a summary.json ("" when nothing)."""
+    if not isinstance(entry, dict):
+        return f"must be an object with kind and value, got {type(entry).__name__}"
+    if entry.get("kind") not in ("exact", "simulated"):
+        return f"kind must be exact or simulated, got {_short(entry.get('kind'))}"
+    for name in ("value", "se"):
+        x = entry.get(name)
+        if x is not None and not _is_number(x):
+            return f"{name} must be a finite number or null, got {_short(x)}"
+    if entry.get("se") is not None and entry["se"] < 0:
+        return f"se must not be negative, got {entry['se']!r}"
+    return ""
 
 
 def _moved(now: dict[str, Any], before: dict[str, Any]) -> tuple[bool, float, bool]:

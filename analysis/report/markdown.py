@@ -1,5 +1,9 @@
 """The report as README.md: the same blocks as the HTML page, figures as relative PNGs.
 
+Every text of the document (much of it from the configuration: titles, notes, variant
+names) is written inert: HTML escaped, link and image brackets escaped, one line, so a
+configuration cannot put markup, a ``javascript:`` link or a new heading into the README.
+
 >>> from critlab.analysis.report.doc import Document, Table
 >>> print(render(Document("T", [Table(["x", "p"], [["a|b", "0.5"]])])).strip())
 # T
@@ -7,21 +11,47 @@
 | x | p |
 | :-- | --: |
 | a\\|b | 0.5 |
+>>> text('<b>[click](javascript:alert(1))</b>')
+'&lt;b&gt;\\\\[click\\\\](javascript:alert(1))&lt;/b&gt;'
+>>> paragraph("# not a heading\\n\\n- nor a list"), paragraph("1. nor this")
+('\\\\# not a heading - nor a list', '1\\\\. nor this')
 """
 
 from __future__ import annotations
 
+import re
+from html import escape
+
 from critlab.analysis.report.doc import Contents, Document, Figure, Heading, Paragraph, Table
 
+_INERT = str.maketrans(
+    {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "[": "\\[", "]": "\\]", "*": "\\*"}
+)
+# What starts a block when it leads a paragraph: a heading, list, rule, fence or table row
+# (a quote's ">" is escaped anyway); an ordered list's "1." is escaped at its dot.
+_LEADING_MARK = re.compile(r"^(?=[#+\-=~`|_])")
+_LEADING_NUMBER = re.compile(r"^(\d+)([.)])")
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+
+def text(value: str) -> str:
+    """``value`` as inert Markdown inline text on one line."""
+    return " ".join(str(value).split()).translate(_INERT)
+
+
+def paragraph(value: str) -> str:
+    """``value`` as one inert Markdown paragraph (nothing at its start opens a block)."""
+    inline = _LEADING_MARK.sub("\\\\", text(value))
+    return _LEADING_NUMBER.sub(r"\1\\\2", inline)
+
+
+def _cell(value: str) -> str:
+    return text(value).replace("|", "\\|")
 
 
 def _table(t: Table) -> str:
     lines = []
     if t.caption:
-        lines.append(f"*{t.caption}*\n")
+        lines.append(f"*{text(t.caption)}*\n")
     lines.append("| " + " | ".join(_cell(h) for h in t.header) + " |")
     lines.append(
         "| " + " | ".join(":--" if i < t.label_columns else "--:" for i in range(len(t.header))) + " |"
@@ -34,18 +64,18 @@ def _contents(doc: Document) -> str:
     lines = ["## Contents", ""]
     for h in doc.headings():
         indent = "  " * (h.level - 2)
-        lines.append(f"{indent}- [{h.text}](#{h.anchor})")
+        lines.append(f"{indent}- [{text(h.text)}](#{h.anchor})")
     return "\n".join(lines)
 
 
 def _block(doc: Document, b) -> str:
     if isinstance(b, Heading):
         # an explicit anchor: heading slugs differ between Markdown renderers
-        return f'<a id="{b.anchor}"></a>\n\n{"#" * b.level} {b.text}'
+        return f'<a id="{escape(b.anchor)}"></a>\n\n{"#" * b.level} {text(b.text)}'
     if isinstance(b, Paragraph):
-        return f"**{b.text}**" if b.style in ("ok", "fail") else b.text
+        return f"**{text(b.text)}**" if b.style in ("ok", "fail") else paragraph(b.text)
     if isinstance(b, Figure):
-        return f"![{b.caption}]({b.file})\n\n*{b.caption}*"
+        return f"![{text(b.caption)}]({b.file})\n\n*{text(b.caption)}*"
     if isinstance(b, Table):
         return _table(b)
     if isinstance(b, Contents):
@@ -55,5 +85,5 @@ def _block(doc: Document, b) -> str:
 
 def render(doc: Document) -> str:
     """The whole README as a string."""
-    parts = [f"# {doc.title}"] + [_block(doc, b) for b in doc.blocks]
+    parts = [f"# {text(doc.title)}"] + [_block(doc, b) for b in doc.blocks]
     return "\n\n".join(parts) + "\n"

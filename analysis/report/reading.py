@@ -14,9 +14,11 @@ critlab.analysis.report.reading.ConfigError: my.toml: report.trials: must be an 
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
+from critlab.analysis.numtext import DecimalText, is_number_text
 from critlab.analysis.spec import Spec, SpecError, field_types
 from critlab.analysis.systems import RuleSystem
 
@@ -118,6 +120,16 @@ def check_param(system: RuleSystem, name: str, value: Any, file: str, key: str) 
         if optional:
             return None
         raise ConfigError(file, key, f"parameter {name} is required here; none is not allowed")
+    if base is float and isinstance(value, float) and not math.isfinite(value):
+        # TOML has inf and nan (and reads 1e400 as inf): no parameter takes them
+        raise ConfigError(file, key, f"parameter {name} must be a finite number, got {shown(value)}")
+    if base is float and isinstance(value, str):
+        # a number in quotes keeps every digit typed ("0.800000000000000001"), as on the
+        # command line; a TOML float is already the nearest binary float
+        if not is_number_text(value) or not math.isfinite(float(value)):
+            allowed = 'a finite number (e.g. 0.25 or "0.25")'
+            raise ConfigError(file, key, f"parameter {name} must be {allowed}, got {shown(value)}")
+        return DecimalText(value.strip())
     expected = {int: (int,), float: (int, float), bool: (bool,), str: (str,)}.get(base)
     if expected is not None and (
         not isinstance(value, expected) or (isinstance(value, bool) and bool not in expected)
@@ -147,6 +159,8 @@ def grid_values(system: RuleSystem, reader: Reader, name: str) -> tuple[Any, ...
             )
         if step == 0 or (hi - lo) * step < 0:
             raise ConfigError(reader.file, f"{key}.step", f"step {step} does not lead from {lo} to {hi}")
+        # counted before it is built: { from = 0, to = 2_000_000_000_000 } is refused at once
+        _check_axis_length(reader.file, key, (hi - lo) // step + 1)
         values = list(range(lo, hi + (1 if step > 0 else -1), step))
     elif isinstance(value, list):
         values = value
@@ -158,12 +172,21 @@ def grid_values(system: RuleSystem, reader: Reader, name: str) -> tuple[Any, ...
         )
     if not values:
         raise ConfigError(reader.file, key, "must have at least one value")
+    _check_axis_length(reader.file, key, len(values))
     checked = tuple(
         check_param(system, name, v, reader.file, f"{key}[{i + 1}]") for i, v in enumerate(values)
     )
     if len(set(map(repr, checked))) != len(checked):
         raise ConfigError(reader.file, key, "has a value twice")
     return checked
+
+
+def _check_axis_length(file: str, key: str, n: int) -> None:
+    """One axis can hold no more values than a whole section may have points."""
+    from critlab.analysis.report.config import MAX_POINTS  # config imports this module
+
+    if n > MAX_POINTS:
+        raise ConfigError(file, key, f"{n:,} values; a section has at most {MAX_POINTS:,} points")
 
 
 def read_variants(system: RuleSystem, reader: Reader) -> dict[str, dict[str, dict[str, Any]]]:
