@@ -1,10 +1,23 @@
 """Kernel for ``contest`` (GURPS-style contests).
 
-Each trial rolls 3d6 for each side, die by die, judges every success roll by the rules
-(criticals included), and, for a regular contest, keeps rolling round after round until
-one side succeeds while the other fails or ``max_rounds`` is reached. The effective
-skills (Rule of 16, rescaling) are worked out by the caller; the kernel rolls against
-them. :func:`trial` is one contest; :func:`block` tallies ``n``.
+Each success roll is 3d6, judged by the rules (criticals included) against the value
+rolled against; a regular contest keeps rolling round after round until one side
+succeeds while the other fails or ``max_rounds`` is reached. The effective skills
+(Rule of 16, rescaling) are worked out by the caller; the kernel rolls against them.
+:func:`trial` is one contest; :func:`block` tallies ``n``.
+
+A 3d6 roll is one bounded draw: a uniform integer ``u`` on 0..215 whose three base-6
+digits are the dice (:data:`ROLL_3D6` holds each ``u``'s total). That is the same dice as
+rolling them one by one: ``u`` ↦ its digits is a bijection from the 216 equally likely
+integers onto the 216 equally likely ordered rolls, so the digits are independent and
+each is a fair d6.
+
+Speed: a contest's outcome depends only on its pair of rolls (on the pairs of its rounds,
+for a regular contest), so :func:`block` counts the pairs (a table read and one count per
+roll) and applies the rules once per distinct pair at the end, weighted by its count: the
+rules of :func:`quick_pair`, :func:`resistance_pair` and :func:`judge`, the same ones
+:func:`trial` applies. It draws exactly the numbers a loop over :func:`trial` draws, in
+the same order, so its tallies are that loop's.
 """
 
 from __future__ import annotations
@@ -13,10 +26,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from critlab.kernels.bins import add_counter, add_label, add_value
-from critlab.kernels.dice import roll_3d6
 from critlab.kernels.jit import kernel
-from critlab.kernels.rng import local_state
+from critlab.kernels.rng import bounded, local_state
 from critlab.kernels.vocab import vocabulary
 
 Kind = vocabulary("Kind", "quick resistance regular", module=__name__)
@@ -40,6 +51,19 @@ Args = namedtuple("Args", "kind a_skill b_skill criticals defender max_rounds")
 """The kernel's arguments, built by :mod:`critlab.analysis.systems.contest` from a spec
 (``a_skill``, ``b_skill``: the values rolled against)."""
 
+_U = np.arange(216)
+ROLL_3D6 = (_U % 6 + _U // 6 % 6 + _U // 36 + 3).astype(np.int64)
+"""The 3d6 total of each outcome ``u`` of one draw over 216 (its base-6 digits, plus 3)."""
+LOW = 3  # rolls 3..18: a pair of rolls is counted at (roll_a - 3) * 16 + roll_b - 3
+_PAIR_A = (ROLL_3D6 - LOW) * 16
+_PAIR_B = ROLL_3D6 - LOW
+
+
+@kernel(inline="always")
+def roll_3d6(s):
+    """One 3d6 roll: one bounded draw over its 216 outcomes."""
+    return ROLL_3D6[bounded(s, 216)]
+
 
 @kernel(inline="always")
 def judge(skill, roll, criticals):
@@ -54,18 +78,21 @@ def judge(skill, roll, criticals):
 
 
 @kernel(inline="always")
-def crit_flags(cs_a, cf_a, cs_b, cf_b):
-    """The flag word of a first roll's criticals."""
-    return A_CRIT_SUCCESS * cs_a + A_CRIT_FAILURE * cf_a + B_CRIT_SUCCESS * cs_b + B_CRIT_FAILURE * cf_b
+def crit_flags(a, roll_a, roll_b):
+    """The flag word of the criticals of A's roll and, where B rolled (``roll_b`` > 0), B's."""
+    _, cs_a, cf_a = judge(a.a_skill, roll_a, a.criticals)
+    flags = A_CRIT_SUCCESS * cs_a + A_CRIT_FAILURE * cf_a
+    if roll_b > 0:
+        _, cs_b, cf_b = judge(a.b_skill, roll_b, a.criticals)
+        flags += B_CRIT_SUCCESS * cs_b + B_CRIT_FAILURE * cf_b
+    return flags
 
 
 @kernel(inline="always")
-def quick_trial(s, a):
-    """One quick contest: ``(label, margin m_A - m_B, degree of victory, 0, flags)``."""
-    roll_a = roll_3d6(s)
-    roll_b = roll_3d6(s)
-    ok_a, cs_a, cf_a = judge(a.a_skill, roll_a, a.criticals)
-    ok_b, cs_b, cf_b = judge(a.b_skill, roll_b, a.criticals)
+def quick_pair(a, roll_a, roll_b):
+    """A quick contest's rolls judged: ``(label, margin m_A - m_B, degree of victory)``."""
+    ok_a = judge(a.a_skill, roll_a, a.criticals)[0]
+    ok_b = judge(a.b_skill, roll_b, a.criticals)[0]
     margin_a = a.a_skill - roll_a
     margin_b = a.b_skill - roll_b
     if ok_a != ok_b:
@@ -86,70 +113,150 @@ def quick_trial(s, a):
         degree = margin_b - margin_a
     else:
         degree = 0
-    return np.int64(label), margin_a - margin_b, degree, 0, crit_flags(cs_a, cf_a, cs_b, cf_b)
+    return np.int64(label), margin_a - margin_b, degree
 
 
 @kernel(inline="always")
-def resistance_trial(s, a):
-    """One resistance roll: ``(label, 0, 0, 0, flags)``; B rolls only against a successful attack."""
-    roll_a = roll_3d6(s)
-    ok_a, cs_a, cf_a = judge(a.a_skill, roll_a, a.criticals)
-    if not ok_a:
-        return np.int64(ResistanceOutcome.ATTACK_FAILED), 0, 0, 0, crit_flags(cs_a, cf_a, False, False)
-    roll_b = roll_3d6(s)
-    ok_b, cs_b, cf_b = judge(a.b_skill, roll_b, a.criticals)
-    # the resisting side wins ties
+def resistance_pair(a, roll_a, roll_b):
+    """A successful attack's roll against the resistance roll: its label (B wins ties)."""
+    ok_b = judge(a.b_skill, roll_b, a.criticals)[0]
     if not ok_b or a.a_skill - roll_a > a.b_skill - roll_b:
-        label = ResistanceOutcome.AFFECTED
-    else:
-        label = ResistanceOutcome.RESISTED
-    return np.int64(label), 0, 0, 0, crit_flags(cs_a, cf_a, cs_b, cf_b)
+        return np.int64(ResistanceOutcome.AFFECTED)
+    return np.int64(ResistanceOutcome.RESISTED)
 
 
 @kernel(inline="always")
-def regular_trial(s, a):
-    """One regular contest: ``(label, 0, 0, rounds played, flags of the first round)``."""
-    label = RegularOutcome.UNDECIDED
-    rounds = a.max_rounds
-    flags = 0
-    for r in range(1, a.max_rounds + 1):
-        ok_a, cs_a, cf_a = judge(a.a_skill, roll_3d6(s), a.criticals)
-        ok_b, cs_b, cf_b = judge(a.b_skill, roll_3d6(s), a.criticals)
-        if r == 1:
-            flags = crit_flags(cs_a, cf_a, cs_b, cf_b)
-        if ok_a != ok_b:
-            label = RegularOutcome.A_WINS if ok_a else RegularOutcome.B_WINS
-            rounds = r
-            break
-    return np.int64(label), 0, 0, rounds, flags
+def round_label(a, roll_a, roll_b):
+    """One round of a regular contest: who won it, or ``undecided`` (both or neither succeeded)."""
+    ok_a = judge(a.a_skill, roll_a, a.criticals)[0]
+    ok_b = judge(a.b_skill, roll_b, a.criticals)[0]
+    if ok_a == ok_b:
+        return np.int64(RegularOutcome.UNDECIDED)
+    return np.int64(RegularOutcome.A_WINS if ok_a else RegularOutcome.B_WINS)
 
 
 @kernel(inline="always")
 def trial(s, a, scratch):
     """One contest of kind ``a.kind``: ``(label, margin, degree, rounds, flags)``, the
-    values a kind does not have 0, ``flags`` the first roll's criticals as bits."""
+    values a kind does not have 0, ``flags`` the first rolls' criticals as bits."""
+    roll_a = roll_3d6(s)
     if a.kind == Kind.QUICK:
-        return quick_trial(s, a)
+        roll_b = roll_3d6(s)
+        label, margin, degree = quick_pair(a, roll_a, roll_b)
+        return label, margin, degree, 0, crit_flags(a, roll_a, roll_b)
     if a.kind == Kind.RESISTANCE:
-        return resistance_trial(s, a)
-    return regular_trial(s, a)
+        if not judge(a.a_skill, roll_a, a.criticals)[0]:  # a failed attack: B does not roll
+            return np.int64(ResistanceOutcome.ATTACK_FAILED), 0, 0, 0, crit_flags(a, roll_a, 0)
+        roll_b = roll_3d6(s)
+        return resistance_pair(a, roll_a, roll_b), 0, 0, 0, crit_flags(a, roll_a, roll_b)
+    roll_b = roll_3d6(s)
+    flags = crit_flags(a, roll_a, roll_b)
+    label = round_label(a, roll_a, roll_b)
+    rounds = 1
+    while label == RegularOutcome.UNDECIDED and rounds < a.max_rounds:
+        rounds += 1
+        roll_a = roll_3d6(s)
+        label = round_label(a, roll_a, roll_3d6(s))
+    return label, 0, 0, rounds, flags
+
+
+# -- the block: pairs of rolls counted, the rules once per pair ---------------------------------
+@kernel
+def _count_crits(out, layout, flags, c):
+    """Add ``c`` trials with first-roll critical ``flags`` to the counters."""
+    counters = layout[2 + 3 * layout[1]]
+    out[counters + Counter.A_CRITICAL_SUCCESS] += c * ((flags & A_CRIT_SUCCESS) != 0)
+    out[counters + Counter.A_CRITICAL_FAILURE] += c * ((flags & A_CRIT_FAILURE) != 0)
+    out[counters + Counter.B_CRITICAL_SUCCESS] += c * ((flags & B_CRIT_SUCCESS) != 0)
+    out[counters + Counter.B_CRITICAL_FAILURE] += c * ((flags & B_CRIT_FAILURE) != 0)
+
+
+@kernel
+def _add(out, layout, hist, value, c):
+    """Count ``c`` values ``value`` in histogram ``hist`` (outside its range: its tail bin)."""
+    start, lo, n_bins = layout[2 + 3 * hist], layout[3 + 3 * hist], layout[4 + 3 * hist]
+    at = value - lo
+    out[start + (at if 0 <= at < n_bins else n_bins)] += c
+
+
+@kernel
+def _tally_pairs(out, layout, a, pairs, first_only):
+    """The rules once per pair of first rolls (``pairs[(ra - 3) * 16 + rb - 3]`` trials;
+    ``first_only[ra - 3]``: resistance rolls whose attack failed, so B did not roll)."""
+    for i in range(16):
+        roll_a = i + LOW
+        if first_only[i]:
+            out[ResistanceOutcome.ATTACK_FAILED] += first_only[i]
+            _count_crits(out, layout, crit_flags(a, roll_a, 0), first_only[i])
+        for j in range(16):
+            c = pairs[i * 16 + j]
+            if c == 0:
+                continue
+            roll_b = j + LOW
+            _count_crits(out, layout, crit_flags(a, roll_a, roll_b), c)
+            if a.kind == Kind.QUICK:
+                label, margin, degree = quick_pair(a, roll_a, roll_b)
+                out[label] += c
+                _add(out, layout, Hist.MARGIN, margin, c)
+                _add(out, layout, Hist.DEGREE, degree, c)
+            elif a.kind == Kind.RESISTANCE:
+                out[resistance_pair(a, roll_a, roll_b)] += c
+
+
+@kernel
+def _round_labels(a):
+    """The label of a regular round for each pair of rolls, counted as in ``pairs``."""
+    labels = np.empty(256, dtype=np.int64)
+    for i in range(256):
+        labels[i] = round_label(a, i // 16 + LOW, i % 16 + LOW)
+    return labels
+
+
+@kernel
+def _attack_succeeds(a):
+    """Whether A's attack succeeds, for each roll 3..18."""
+    ok = np.empty(16, dtype=np.bool_)
+    for i in range(16):
+        ok[i] = judge(a.a_skill, i + LOW, a.criticals)[0]
+    return ok
 
 
 @kernel
 def block(s, n, out, layout, a):
     """Tally ``n`` contests into ``out`` (see :mod:`critlab.kernels.bins` for the layout)."""
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
-    for _ in range(n):
-        label, margin, degree, rounds, flags = trial(s, a, None)
-        add_label(out, label)
-        add_counter(out, layout, Counter.A_CRITICAL_SUCCESS, (flags & A_CRIT_SUCCESS) != 0)
-        add_counter(out, layout, Counter.A_CRITICAL_FAILURE, (flags & A_CRIT_FAILURE) != 0)
-        add_counter(out, layout, Counter.B_CRITICAL_SUCCESS, (flags & B_CRIT_SUCCESS) != 0)
-        add_counter(out, layout, Counter.B_CRITICAL_FAILURE, (flags & B_CRIT_FAILURE) != 0)
-        if a.kind == Kind.QUICK:
-            add_value(out, layout, Hist.MARGIN, margin)
-            add_value(out, layout, Hist.DEGREE, degree)
-        elif a.kind == Kind.REGULAR:
-            add_value(out, layout, Hist.ROUNDS, rounds)
-            if label != RegularOutcome.UNDECIDED:
-                add_counter(out, layout, Counter.DECIDED_ROUNDS, rounds)
+    pairs = np.zeros(256, dtype=np.int64)
+    first_only = np.zeros(16, dtype=np.int64)
+    if a.kind == Kind.QUICK:
+        for _ in range(n):
+            pairs[_PAIR_A[bounded(s, 216)] + _PAIR_B[bounded(s, 216)]] += 1
+    elif a.kind == Kind.RESISTANCE:
+        succeeds = _attack_succeeds(a)
+        for _ in range(n):
+            i = _PAIR_B[bounded(s, 216)]
+            if succeeds[i]:
+                pairs[i * 16 + _PAIR_B[bounded(s, 216)]] += 1
+            else:
+                first_only[i] += 1
+    else:
+        labels = _round_labels(a)
+        rounds_at = 2 + 3 * Hist.ROUNDS
+        start, lo, n_bins = layout[rounds_at], layout[rounds_at + 1], layout[rounds_at + 2]
+        won = np.zeros(3, dtype=np.int64)
+        decided_rounds = 0
+        for _ in range(n):
+            pair = _PAIR_A[bounded(s, 216)] + _PAIR_B[bounded(s, 216)]
+            pairs[pair] += 1  # the first round, for the criticals
+            label = labels[pair]
+            rounds = 1
+            while label == RegularOutcome.UNDECIDED and rounds < a.max_rounds:
+                rounds += 1
+                label = labels[_PAIR_A[bounded(s, 216)] + _PAIR_B[bounded(s, 216)]]
+            won[label] += 1
+            at = rounds - lo
+            out[start + (at if 0 <= at < n_bins else n_bins)] += 1
+            decided_rounds += rounds if label != RegularOutcome.UNDECIDED else 0
+        for label in range(3):
+            out[label] += won[label]
+        out[layout[2 + 3 * layout[1]] + Counter.DECIDED_ROUNDS] += decided_rounds
+    _tally_pairs(out, layout, a, pairs, first_only)

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.contest import _icepool_quick, _numpy_quick, _numpy_regular
+from benchmarks.contest import _icepool_quick, _numpy_quick, _numpy_regular, _numpy_resistance
 from critlab.analysis.cli import main
 from critlab.analysis.spec import SpecError
 from critlab.analysis.sweep import sweep
@@ -21,12 +21,17 @@ from critlab.analysis.systems.contest import (
     effective_attack_skill,
     exact,
     judge,
+    kernel_args,
     rescale_skills,
     rounds_dist,
     simulate,
 )
 from critlab.analysis.validate import validate
 from critlab.analysis.views.contest import rescale_table
+from critlab.kernels import contest as k
+from critlab.kernels.bins import add_counter, add_label, add_value
+from critlab.kernels.jit import kernel
+from critlab.kernels.rng import local_state, stream_state
 
 # Significance for MC-vs-exact checks: fixed seeds make each verdict reproducible, and at
 # 1e-3 a real bias of a few percent in any label at these trial counts is still caught.
@@ -322,6 +327,52 @@ def test_simulation_matches_exact(params, trials):
         )
 
 
+@kernel
+def _trial_tally(state, n, out, layout, a):
+    """A generic driver: ``n`` contests through the kernel's per-trial function, tallied
+    one by one in the block's layout."""
+    s = local_state(state)
+    for _ in range(n):
+        label, margin, degree, rounds, flags = k.trial(s, a, None)
+        add_label(out, label)
+        for bit, counter in ((1, 0), (2, 1), (4, 2), (8, 3)):
+            add_counter(out, layout, counter, (flags & bit) != 0)
+        if a.kind == k.Kind.QUICK:
+            add_value(out, layout, k.Hist.MARGIN, margin)
+            add_value(out, layout, k.Hist.DEGREE, degree)
+        elif a.kind == k.Kind.REGULAR:
+            add_value(out, layout, k.Hist.ROUNDS, rounds)
+            if label != k.RegularOutcome.UNDECIDED:
+                add_counter(out, layout, k.Counter.DECIDED_ROUNDS, rounds)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(a_skill=12, b_skill=10),
+        dict(a_skill=5, b_skill=16, criticals=False, defender="a"),
+        dict(kind="resistance", a_skill=11, b_skill=12),
+        dict(kind="regular", a_skill=16, b_skill=15),
+        dict(kind="regular", a_skill=18, b_skill=18, max_rounds=3),
+    ],
+)
+def test_the_block_is_a_loop_over_the_per_trial_function(params):
+    # The block counts pairs of rolls and applies the rules once per pair: the very
+    # tally of trials judged one by one, from the same numbers.
+    spec = ContestSpec(**params)
+    layout = SYSTEM.layout(spec, exact(spec))
+    args = kernel_args(spec)
+    block_out = np.zeros(layout.n_out, dtype=np.int64)
+    k.block(stream_state(9, 0), 20_000, block_out, layout.array, args)
+    trial_out = np.zeros(layout.n_out, dtype=np.int64)
+    _trial_tally(stream_state(9, 0), 20_000, trial_out, layout.array, args)
+    assert block_out.tolist() == trial_out.tolist()
+
+
+def test_one_bounded_draw_is_3d6():
+    assert {t: int((k.ROLL_3D6 == t).sum()) for t in range(3, 19)} == WAYS
+
+
 def test_simulated_mean_rounds():
     spec = ContestSpec(kind="regular", a_skill=16, b_skill=15)
     ex, sim = exact(spec), simulate(spec, trials=200_000, seed=7, progress=False)
@@ -450,14 +501,21 @@ def test_numpy_bench_versions_agree():
     cases = SYSTEM.bench_cases()
     assert [c.name for c in cases][0] == "contest quick (skills 12 vs 10)"
     assert cases[0].exact is not None and cases[0].icepool is not None
+    assert all(c.floor is not None for c in cases)
     n = 100_000
+    resistance = ContestSpec(kind="resistance", a_skill=18, b_skill=12)
     for got, spec in (
         (_numpy_quick(n), ContestSpec(a_skill=12, b_skill=10)),
+        (_numpy_resistance(n, a=resistance.rolled_skills[0]), resistance),
         (_numpy_regular(n), ContestSpec(kind="regular", a_skill=16, b_skill=15)),
     ):
-        p = exact(spec).probs
+        ex = exact(spec)
+        p = ex.probs
         # binomial frequencies: 5 standard errors is a ~1e-6 false alarm per label
-        assert np.all(np.abs(got - p) <= 5 * np.sqrt(p * (1 - p) / n) + 1e-12)
+        assert np.all(np.abs(got[:3] / n - p) <= 5 * np.sqrt(p * (1 - p) / n) + 1e-12)
+        crit = np.array([ex.metrics[m] for m in ("p_a_critical_success", "p_a_critical_failure")])
+        at = {"quick": 3 + 31 + 63, "resistance": 3, "regular": 3 + 1001}[spec.kind]
+        assert np.all(np.abs(got[at : at + 2] / n - crit) <= 5 * np.sqrt(crit * (1 - crit) / n) + 1e-12)
 
 
 @pytest.mark.parametrize("flag", ["--roll", "--opposing-roll"])
