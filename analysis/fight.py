@@ -99,6 +99,19 @@ class FightResult(ExactResult):
 
     fight: Fight | None = field(default=None, kw_only=True)
 
+    def p_defeated_by(self, r: int) -> float:
+        """P(defeated by round ``r``); from ``max_rounds`` on, P(defeated).
+
+        >>> from critlab.analysis.systems import get_system
+        >>> spec = get_system("thac0").make_spec(thac0=15, target_ac=5)
+        >>> round(fight(spec, hp=10).p_defeated_by(4), 10)
+        0.5445361274
+        """
+        if r >= self.fight.max_rounds:
+            return float(self.probs[0])
+        rounds = self.distributions["rounds"]  # below max_rounds every fight in it was defeated
+        return float(rounds.probs[: max(0, r - rounds.offset + 1)].sum())
+
     def to_json(self) -> dict[str, Any]:
         body = super().to_json()
         head = {"system": body.pop("system"), "params": body.pop("params")}
@@ -115,11 +128,7 @@ def attack_damage(spec: Spec) -> Dist:
     ...
     critlab.analysis.spec.SpecError: parameter mode = test: a fight needs mode attack (an attack with damage)
     """
-    from critlab.analysis.systems import get_system
-
-    system = get_system(spec.system)
-    system.check_spec(spec)
-    dists = system.exact(spec).distributions
+    dists = system_of(spec).exact(spec).distributions
     if "damage" not in dists:
         raise SpecError("system", spec.system, f"deals no damage to fight with; fights take {FIGHTING}")
     damage = dists["damage"]
@@ -131,6 +140,15 @@ def attack_damage(spec: Spec) -> Dist:
     if damage.max <= 0:
         raise SpecError("damage", getattr(spec, "damage", None), "no attack of this spec can deal damage")
     return damage
+
+
+def system_of(spec: Any) -> Any:
+    """The rule system of ``spec`` (each spec class knows its own, designers' mechanics
+    included), or a TypeError naming what was given."""
+    system = getattr(type(spec), "rule_system", None)
+    if not isinstance(spec, Spec) or system is None:
+        raise TypeError(f"spec must be a rule system's spec (e.g. Thac0Spec), got {type(spec).__name__}")
+    return system
 
 
 def _round_cost(width: int, m: int) -> float:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from critlab.analysis.fight import LABELS, Fight, FightResult, attack_damage, fight
+from critlab.analysis.fight import LABELS, Fight, FightResult, attack_damage, fight, system_of
 from critlab.analysis.results import SimResult
 from critlab.analysis.spec import Spec, SpecError
 from critlab.analysis.systems.base import KernelBlock, simulate_tally
@@ -40,9 +40,7 @@ def attack_kernel(spec: Spec) -> tuple[str, tuple]:
     """The kernel module of ``spec``'s system (the module of its block kernel, which
     defines its per-trial ``trial``) and the kernel arguments of ``spec``'s attack; a
     SpecError when that system has no per-trial kernel function to fight with."""
-    from critlab.analysis.systems import get_system
-
-    sim = get_system(spec.system).simulator
+    sim = system_of(spec).simulator
     if sim is None:
         raise SpecError("system", spec.system, "has no per-attack kernel yet: its fights are exact only")
     module = getattr(getattr(sim.block, "py_func", sim.block), "__module__", "")
@@ -66,34 +64,32 @@ def fight_layout(exact: FightResult | None, damage_max: int, fight_: Fight) -> L
     return Layout(LABELS, hists, counters=words(k.Counter))
 
 
-def simulated_metrics(tally: Tally, max_rounds: int) -> dict[str, Any]:
-    """The fight's metrics estimated from the tally (the exact metrics' names).
+def simulated_by_round(tally: Tally, max_rounds: int, r: int) -> float:
+    """P(defeated by round ``r``) estimated from the tally: the rounds histogram's share up
+    to ``r`` while ``r`` is below ``max_rounds`` (every fight that ended earlier was
+    defeated), the defeated share from ``max_rounds`` on."""
+    if r >= max_rounds:
+        return int(tally.counts[0]) / tally.trials
+    hist = tally.hists["rounds"]
+    return float(hist.counts[: max(0, r - hist.offset + 1)].sum()) / tally.trials
 
-    P(defeated by round r) is the rounds histogram's share up to r while r is below
-    ``max_rounds`` (every fight that ended earlier was defeated) and the defeated share
-    from ``max_rounds`` on.
-    """
+
+def simulated_metrics(tally: Tally, max_rounds: int) -> dict[str, Any]:
+    """The fight's metrics estimated from the tally (the exact metrics' names)."""
     n = tally.trials
     defeated = int(tally.counts[0])
     hist = tally.hists["rounds"]
-
-    def by_round(r: int) -> float:
-        if r >= max_rounds:
-            return defeated / n
-        return float(hist.counts[: max(0, r - hist.offset + 1)].sum()) / n
-
     median = None
     if defeated / n >= 0.5:
         cum = np.cumsum(hist.counts) / n
-        below = hist.values < max_rounds
-        hit = np.flatnonzero((cum >= 0.5) & below)
+        hit = np.flatnonzero((cum >= 0.5) & (hist.values < max_rounds))
         median = int(hist.values[hit[0]]) if hit.size else max_rounds
     metrics: dict[str, Any] = {
         "mean_rounds": tally.counters["defeated_rounds_sum"] / defeated if defeated else None,
         "median_rounds": median,
     }
     for r in (1, 2, 3):
-        metrics[f"p_defeated_by_round_{r}"] = by_round(r)
+        metrics[f"p_defeated_by_round_{r}"] = simulated_by_round(tally, max_rounds, r)
     return metrics
 
 
@@ -155,4 +151,11 @@ def simulate_fight(
     return FightSim(spec.system, spec.params(), tally, simulated_metrics(tally, f.max_rounds), fight=f)
 
 
-__all__ = ["FightSim", "attack_kernel", "fight_layout", "simulate_fight", "simulated_metrics"]
+__all__ = [
+    "FightSim",
+    "attack_kernel",
+    "fight_layout",
+    "simulate_fight",
+    "simulated_by_round",
+    "simulated_metrics",
+]
