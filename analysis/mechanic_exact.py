@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from critlab.analysis.dist import Dist
-from critlab.analysis.mechanic_compile import MechanicError, run_compiled
+from critlab.analysis.mechanic_compile import MechanicError, run_driver
 from critlab.analysis.notation import parse
 from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import Spec
@@ -77,9 +77,10 @@ def _walk(rule: Any, spec: Spec, sups: list, fill: int, vmin: np.ndarray, vmax: 
     cut = np.zeros((2, 1))
     counts = np.zeros(3, dtype=np.int64)
     bad = np.zeros(1 + k, dtype=np.int64)
-    run_compiled(
+    run_driver(
         rule.fn,
-        compiled.kernels.explore,
+        compiled,
+        "explore",
         fill,
         rule.param_values(spec),
         sup_start,

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from critlab.analysis.mechanic_compile import MechanicError, run_compiled
+from critlab.analysis.mechanic_compile import MechanicError, run_driver
 from critlab.analysis.mechanic_exact import ExactTooLarge
 from critlab.analysis.notation import parse
 from critlab.analysis.results import SimResult
@@ -55,7 +55,12 @@ class MechanicBlock:
 
     def __init__(self, mechanic: Any, layout: np.ndarray, args: km.Args) -> None:
         self.where, self.layout, self.args = mechanic.where, layout, args
-        self.block = mechanic.rule.compiled(args.params).kernels.block
+        compiled = mechanic.rule.compiled(args.params)
+        # no trials: compiles the block here, where a failure is one line (also on a worker)
+        run_driver(
+            mechanic.rule.fn, compiled, "block", stream_state(0, 0), 0, np.zeros(1, np.int64), layout, args
+        )
+        self.block = compiled.kernels.block
 
     def __call__(self, state: np.ndarray, n: int, out: np.ndarray) -> None:
         self.block(state, n, out, self.layout, self.args)
@@ -75,8 +80,8 @@ def pilot_ranges(rule: Any, spec: Spec, args: km.Args, seed: int) -> dict[str, t
     n = len(rule.values)
     vmin = np.full(max(n, 1), np.iinfo(np.int64).max, dtype=np.int64)
     vmax = np.full(max(n, 1), np.iinfo(np.int64).min, dtype=np.int64)
-    ranges = rule.compiled(args.params).kernels.ranges
-    run_compiled(rule.fn, ranges, stream_state(seed, PILOT_BLOCK), PILOT_TRIALS, vmin, vmax, args)
+    compiled = rule.compiled(args.params)
+    run_driver(rule.fn, compiled, "ranges", stream_state(seed, PILOT_BLOCK), PILOT_TRIALS, vmin, vmax, args)
     return {name: (int(vmin[j]), int(vmax[j])) for j, name in enumerate(rule.values)}
 
 
@@ -110,7 +115,6 @@ def simulate(
     counters = (*(f"{name}_sum" for name in rule.values), OUT_OF_RANGE)
     layout = Layout(rule.labels, hists, counters=counters)
     block = MechanicBlock(mechanic, layout.array, args)
-    run_compiled(rule.fn, block, stream_state(0, 0), 0, np.zeros(layout.n_out, dtype=np.int64))  # compile
     tally = simulate_tally(
         layout,
         block,
