@@ -30,6 +30,7 @@ __all__ = [
     "dice",
     "exact",
     "get_system",
+    "mechanic",
     "registry",
     "simulate",
     "sweep",
@@ -53,6 +54,16 @@ def get_system(name: str):
     from critlab.analysis.systems import get_system as _get
 
     return _get(name)
+
+
+def mechanic(fn: Any = None, **declaration: Any):
+    """Declare your own mechanic (a decorator): see :func:`critlab.analysis.mechanic.mechanic`.
+
+    ``from critlab import mechanic`` and ``from critlab.analysis.mechanic import Int, param``.
+    """
+    from critlab.analysis.mechanic import mechanic as _mechanic
+
+    return _mechanic(fn, **declaration)
 
 
 def registry():
