@@ -437,12 +437,46 @@ def test_mismatch_and_calling_tables():
     assert c.mort.is_monotonic_increasing
 
 
+def test_wound_or_worse_by_skill_gap():
+    spec = SeveritySpec(defender_skill=2, sm=1)
+    t = views.wound_or_worse_table(spec, gaps=range(-6, 9, 2))
+    assert list(t.columns) == ["mode", "skill_gap", "attacker_skill", "wound", "p_or_worse"]
+    assert len(t) == 3 * 8 * 5 and t["mode"].unique().tolist() == list(MODES)
+    for (mode, gap), rows in t.groupby(["mode", "skill_gap"], sort=False):
+        p = rows.p_or_worse.to_numpy()
+        assert rows.wound.tolist() == list(labels(spec)[1:])
+        assert np.all(np.diff(p) <= 1e-15)  # a worse wound is never likelier
+        # graze or worse is every wound: P(success) less the successes SM cannot lift (none)
+        assert p[0] == pytest.approx(
+            1 - exact(spec.replace(mode=mode, attacker_skill=2 + gap)).outcomes["none"]
+        )
+    for _, rows in t.groupby(["mode", "wound"], sort=False):
+        assert rows.p_or_worse.is_monotonic_increasing  # a wider gap, more of every wound
+
+
+def test_wound_or_worse_plot_style():
+    import matplotlib.pyplot as plt
+
+    from critlab.analysis.style import legend_inside_figure, uses_default_cycle
+
+    fig = views.plot_wound_or_worse(SeveritySpec(), gaps=range(-4, 5, 4))
+    try:
+        assert len(fig.axes) == 3 and legend_inside_figure(fig)
+        assert not any(uses_default_cycle(a) for a in fig.axes)
+        assert all(a.get_xlabel() == "skill gap (attacker − defender)" for a in fig.axes)
+        colours = [line.get_color() for line in fig.axes[0].get_lines() if line.get_label() != "_nolegend_"]
+        assert len({tuple(np.round(c, 6)) for c in colours[:5]}) == 5  # one colour a level
+    finally:
+        plt.close(fig)
+
+
 @pytest.mark.parametrize(
     ("name", "kwargs"),
     [
         ("wounds", dict(modes=("lethal", "stable"), sms=(0, 2), armors=(0, 1))),
         ("mismatch", dict(gaps=range(-5, 11, 5))),
         ("callings", dict(magic_values=(1, 8, 20))),
+        ("wound_or_worse", dict(gaps=range(-5, 11, 5), log=True)),
     ],
 )
 def test_plots_have_titled_axes(name, kwargs):

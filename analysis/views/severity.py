@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from critlab.analysis.style import legend_outside, ordered_colors, variant_colors
 from critlab.analysis.systems.severity import MODES, SeveritySpec, calling_sm, labels
 
 
@@ -61,7 +62,7 @@ def plot_wounds(
         ax = np.asarray(ax).reshape(len(skill_gaps), len(modes))
         fig = ax[0, 0].figure
     labs = labels(spec)
-    colours = plt.get_cmap("magma_r")(np.linspace(0.08, 0.92, len(labs)))
+    colours = list(ordered_colors(labs).values())  # the ladder in order, light to dark
     for i, gap in enumerate(skill_gaps):
         for j, mode in enumerate(modes):
             a = ax[i, j]
@@ -124,9 +125,10 @@ def plot_mismatch(
         fig = ax.figure
     table = mismatch_table(spec, modes=modes, gaps=gaps)
     top = labels(spec)[-1]
+    colours = variant_colors(modes)
     for mode in modes:
         part = table[table["mode"] == mode]
-        ax.semilogy(part.skill_gap, part.p_top, marker="o", ms=3, label=mode)
+        ax.semilogy(part.skill_gap, part.p_top, marker="o", ms=3, label=mode, color=colours[mode])
     ax.set(
         xlabel="skill gap (attacker − defender)",
         ylabel=f"P({top})",
@@ -134,6 +136,83 @@ def plot_mismatch(
     )
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
+    return fig
+
+
+def wound_or_worse_table(
+    spec: SeveritySpec, *, modes: tuple[str, ...] = MODES, gaps: range | tuple[int, ...] = range(-10, 21)
+) -> pd.DataFrame:
+    """P(each wound level or worse) against the skill gap (attacker − defender; the
+    defender keeps ``spec.defender_skill``), per mode, with the spec's SM, armor and
+    ladder (exact): columns ``mode, skill_gap, attacker_skill, wound, p_or_worse``, one
+    row per level above ``none``, in ladder order.
+
+    >>> t = wound_or_worse_table(SeveritySpec(), modes=("lethal",), gaps=(0, 4))
+    >>> t.pivot(index="wound", columns="skill_gap", values="p_or_worse").loc[["graze", "mort"]].round(3)
+    skill_gap      0      4
+    wound
+    graze      0.477  0.644
+    mort       0.114  0.199
+    """
+    from critlab.analysis.sweep import sweep
+
+    levels = labels(spec)[1:]
+    d = spec.defender_skill
+    df = sweep(spec, mode=list(modes), attacker_skill=[d + g for g in gaps])
+    wide = df[df.kind == "outcome"].pivot_table(
+        index=["mode", "attacker_skill"], columns="name", values="exact", sort=False
+    )
+    # a level or worse: the sum from that level to the top of the ladder
+    worse = wide[list(levels)].iloc[:, ::-1].cumsum(axis=1).iloc[:, ::-1]
+    # rows in the sweep's order (mode, then attacker skill), each with the ladder in order
+    out = worse.stack(future_stack=True).rename("p_or_worse").reset_index(name="p_or_worse")
+    out = out.rename(columns={"name": "wound"})
+    out.insert(1, "skill_gap", out.attacker_skill - d)
+    return out.reset_index(drop=True)
+
+
+def plot_wound_or_worse(
+    spec: SeveritySpec,
+    *,
+    modes: tuple[str, ...] = MODES,
+    gaps: range | tuple[int, ...] = range(-10, 21),
+    log: bool = False,
+    ax=None,
+):
+    """The severity mismatch view: P(each wound or worse) against the skill gap, one
+    panel per mode, the ladder in an ordered palette (light: a graze or worse, dark: the
+    top level); ``log`` puts the probabilities on a log scale (rare wounds at negative
+    gaps). ``ax``: one axis per mode."""
+    import matplotlib.pyplot as plt
+
+    table = wound_or_worse_table(spec, modes=modes, gaps=gaps)
+    if ax is None:
+        fig, ax = plt.subplots(
+            1,
+            len(modes),
+            figsize=(4.2 * len(modes) + 1.6, 4),
+            sharey=True,
+            squeeze=False,
+            layout="constrained",
+        )
+    axes = np.asarray(ax).ravel()
+    fig = axes[0].figure
+    levels = labels(spec)[1:]
+    colours = ordered_colors(levels)
+    for a, mode in zip(axes, modes, strict=True):
+        part = table[table["mode"] == mode]
+        for level in levels:
+            line = part[part.wound == level]
+            a.plot(line.skill_gap, line.p_or_worse, color=colours[level], marker="o", ms=2.5, label=level)
+        a.axvline(0, color="#9a9a9a", lw=0.6)
+        a.set(xlabel="skill gap (attacker − defender)", title=f"{mode} (exact)")
+        if log:
+            a.set_yscale("log")
+        a.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("P(wound or worse)")
+    setting = f"defender {spec.defender_skill}, SM {spec.effective_sm}, armor {spec.armor}"
+    fig.suptitle(f"Wound or worse by skill gap: {setting}")
+    legend_outside(axes[-1], title="this wound or worse")
     return fig
 
 
@@ -166,7 +245,7 @@ def plot_callings(spec: SeveritySpec, *, magic_values: range | tuple[int, ...] =
         fig = ax.figure
     table = calling_table(spec, magic_values=magic_values)
     labs = labels(spec)
-    colours = plt.get_cmap("magma_r")(np.linspace(0.08, 0.92, len(labs)))
+    colours = list(ordered_colors(labs).values())  # the ladder in order, light to dark
     bottom = np.zeros(len(table))
     for lab, colour in zip(labs, colours, strict=True):
         ax.bar(table.magic, table[lab], bottom=bottom, color=colour, label=lab)
@@ -181,4 +260,9 @@ def plot_callings(spec: SeveritySpec, *, magic_values: range | tuple[int, ...] =
     return fig
 
 
-PLOTS = {"wounds": plot_wounds, "mismatch": plot_mismatch, "callings": plot_callings}
+PLOTS = {
+    "wounds": plot_wounds,
+    "mismatch": plot_mismatch,
+    "wound_or_worse": plot_wound_or_worse,
+    "callings": plot_callings,
+}
