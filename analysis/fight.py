@@ -60,7 +60,7 @@ TRIM = 1e-30
 # does ~3.8e9 a second and a round's bookkeeping costs ~10 us, so the bound is ~5 s.
 WORK_LIMIT = 2e10
 ROUND_COST = 4e4
-# Where the cut mass would exceed CUT, and which systems and modes fight, in words.
+# Which systems and modes fight, in words (for the errors).
 FIGHTING = "crit-range (mode attack), thac0, crits-cats (mode versus with damage)"
 _FIGHT_MODES = {"crit-range": "attack", "crits-cats": "versus"}
 
@@ -258,10 +258,8 @@ def fight_distributions(damage: Dist, fight: Fight) -> FightDists:
             raise _cut_too_much(hp, damage, n)
         if n == fight.max_rounds:
             undecided = alive
-        elif alive < STOP:
+        elif alive < STOP:  # so few fights still running: they are cut
             cut += alive
-            break
-        if alive == 0.0:
             break
     if cut >= CUT:
         raise _cut_too_much(hp, damage, n)
