@@ -29,11 +29,15 @@ __all__ = [
     "__version__",
     "dice",
     "exact",
+    "fight",
     "get_system",
     "mechanic",
     "registry",
+    "sensitivity",
     "simulate",
+    "simulate_fight",
     "sweep",
+    "tune",
     "validate",
 ]
 
@@ -99,3 +103,32 @@ def sweep(spec: Any, **options: Any):
     from critlab.analysis.sweep import sweep as _sweep
 
     return _sweep(spec, **options)
+
+
+def fight(spec: Any, *, hp: int, attacks_per_round: int = 1, max_rounds: int = 1000):
+    """Exact rounds to defeat a target of ``hp`` hit points; see :func:`critlab.analysis.fight.fight`."""
+    from critlab.analysis.fight import fight as _fight
+
+    return _fight(spec, hp=hp, attacks_per_round=attacks_per_round, max_rounds=max_rounds)
+
+
+def simulate_fight(spec: Any, **options: Any):
+    """Simulated fights, die by die; see :func:`critlab.analysis.fight_sim.simulate_fight`."""
+    from critlab.analysis.fight_sim import simulate_fight as _simulate_fight
+
+    return _simulate_fight(spec, **options)
+
+
+def tune(spec: Any, **options: Any):
+    """The parameter values nearest a target; see :func:`critlab.analysis.tune.tune`."""
+    from critlab.analysis.tune import tune as _tune
+
+    return _tune(spec, **options)
+
+
+def sensitivity(spec: Any, **options: Any):
+    """Every outcome and metric at each integer parameter ±1; see
+    :func:`critlab.analysis.sensitivity.sensitivity`."""
+    from critlab.analysis.sensitivity import sensitivity as _sensitivity
+
+    return _sensitivity(spec, **options)
