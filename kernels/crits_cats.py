@@ -40,6 +40,7 @@ Outcome = vocabulary(
 )
 Mode = vocabulary("Mode", "versus challenge spell", module=__name__)
 Hist = vocabulary("Hist", "damage backlash resister", module=__name__)
+AttackRoll = vocabulary("AttackRoll", "none damage backlash", module=__name__)
 # any_<class>: casts where at least one resister got that class, in Outcome's order, so
 # that ANY + class is its counter
 Counter = vocabulary(
@@ -105,27 +106,40 @@ def challenge_label(natural, bonus, against, crit_lo, cat_hi, major_margin):
 
 
 @kernel(inline="always")
-def attack(s, label, dmg_terms, dmg_const, dmg_max, protection, bl_terms, bl_const, attacker_protection,
-           minor_hit, scratch):  # fmt: skip
-    """What a versus attack of class ``label`` deals: ``(damage, backlash, down)``; only
-    the dice its result calls for are rolled."""
+def attack_roll(label, minor_hit):
+    """The dice a versus attack of class ``label`` rolls (an :data:`AttackRoll`): its
+    damage on a success, the defender's backlash on a major catastrophe or a minor one
+    that hits back, else none."""
+    if label == Outcome.SUCCESS:
+        return AttackRoll.DAMAGE
+    if label == Outcome.MAJOR_CATASTROPHE or (label == Outcome.MINOR_CATASTROPHE and minor_hit):
+        return AttackRoll.BACKLASH
+    return AttackRoll.NONE
+
+
+@kernel(inline="always")
+def attack_result(label, rolled, dmg_max, protection, attacker_protection, minor_hit):
+    """What a versus attack of class ``label`` deals, ``(damage, backlash, down)``, given
+    the roll (floored at 0) that :func:`attack_roll` called for. The caller rolls it:
+    dice arrays passed down through two inlined functions are reference-counted on every
+    trial."""
     damage = 0
     backlash = 0
     down = 0
     if label == Outcome.SUCCESS:
-        damage = max(0, roll_floored(s, dmg_terms, dmg_const, scratch) - protection)
+        damage = max(0, rolled - protection)
     elif label == Outcome.MINOR_CRITICAL:
         damage = dmg_max
     elif label == Outcome.MAJOR_CRITICAL:
         damage = 2 * dmg_max
     elif label == Outcome.MINOR_CATASTROPHE:
         if minor_hit:
-            backlash = max(0, roll_floored(s, bl_terms, bl_const, scratch) - attacker_protection)
+            backlash = max(0, rolled - attacker_protection)
         else:
             down = 1
     elif label == Outcome.MAJOR_CATASTROPHE:
         down = 1
-        backlash = roll_floored(s, bl_terms, bl_const, scratch)
+        backlash = rolled
     return damage, backlash, down
 
 
@@ -153,10 +167,15 @@ def trial(s, a, scratch):
             a.ties_initiator, a.major_margin,
         )  # fmt: skip
         if a.combat:
-            damage, backlash, down = attack(
-                s, label, a.dmg_terms, a.dmg_const, a.dmg_max, a.protection, a.bl_terms, a.bl_const,
-                a.attacker_protection, a.minor_hit, scratch,
-            )  # fmt: skip
+            which = attack_roll(label, a.minor_hit)
+            rolled = 0
+            if which == AttackRoll.DAMAGE:
+                rolled = roll_floored(s, a.dmg_terms, a.dmg_const, scratch)
+            elif which == AttackRoll.BACKLASH:
+                rolled = roll_floored(s, a.bl_terms, a.bl_const, scratch)
+            damage, backlash, down = attack_result(
+                label, rolled, a.dmg_max, a.protection, a.attacker_protection, a.minor_hit
+            )
     elif a.mode == Mode.CHALLENGE:
         label = challenge_label(roll_d20(s, a.roll), a.skill, a.target, a.crit_lo, a.cat_hi, a.major_margin)
     else:
@@ -243,8 +262,9 @@ def attacks_block(s, n, out, layout, a, dmg_terms, bl_terms):
     roll, opposing_roll = a.roll, a.opposing_roll
     scratch = local_scratch()
     table = versus_table(a)
-    # the dice arrive as arguments of their own: an array read out of ``a`` and used in
-    # the loop is reference-counted on every use
+    # the dice arrive as arguments of their own, rolled here and not in a helper: an
+    # array read out of ``a``, or passed into nested inlined code, is reference-counted
+    # on every trial
     dmg_const, dmg_max, protection = a.dmg_const, a.dmg_max, a.protection
     bl_const, attacker_protection, minor_hit = a.bl_const, a.attacker_protection, a.minor_hit
     d_start, d_lo, d_bins = hist_slot(layout, Hist.DAMAGE)
@@ -256,10 +276,15 @@ def attacks_block(s, n, out, layout, a, dmg_terms, bl_terms):
         initiator = roll_d20(s, roll)
         responder = roll_d20(s, opposing_roll)
         label = table[20 * initiator + responder - 21]
-        damage, backlash, down = attack(
-            s, label, dmg_terms, dmg_const, dmg_max, protection, bl_terms, bl_const, attacker_protection,
-            minor_hit, scratch,
-        )  # fmt: skip
+        which = attack_roll(label, minor_hit)
+        rolled = 0
+        if which == AttackRoll.DAMAGE:
+            rolled = roll_floored(s, dmg_terms, dmg_const, scratch)
+        elif which == AttackRoll.BACKLASH:
+            rolled = roll_floored(s, bl_terms, bl_const, scratch)
+        damage, backlash, down = attack_result(
+            label, rolled, dmg_max, protection, attacker_protection, minor_hit
+        )
         out[label] += 1
         out[d_start + bin_of(damage, d_lo, d_bins)] += 1
         out[b_start + bin_of(backlash, b_lo, b_bins)] += 1

@@ -10,7 +10,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchmarks.crits_cats import _numpy_versus, bench_cases
+from benchmarks.crits_cats import (
+    CHALLENGE_SPEC,
+    SPELL_SPEC,
+    _numpy_challenge,
+    _numpy_spell,
+    _numpy_versus,
+    bench_cases,
+    numpy_versus,
+)
 from critlab.analysis.cli import main
 from critlab.analysis.spec import SpecError
 from critlab.analysis.sweep import sweep
@@ -383,20 +391,48 @@ def test_block_tallies_what_trial_draws(params):
     assert fast.tolist() == slow.tolist()
 
 
-def test_numpy_bench_matches_exact():
-    (case,) = bench_cases()
-    assert case.name == "crits-cats versus (skill 5 vs 2)"
-    counts = _numpy_versus(200_000, chunk=50_000)
-    probs = exact(CritsCatsSpec(skill=5, opposing_skill=2)).probs
-    # the benchmark's NumPy rules must be the same mechanic: a chi-square at the suite's alpha
+def _same_law(counts: np.ndarray, probs: np.ndarray) -> bool:
+    """A chi-square at the suite's alpha, no count where the exact law says impossible."""
     keep = probs > 0
-    assert counts[~keep].sum() == 0
-    assert stats.chisquare(counts[keep], probs[keep] * counts.sum()).pvalue >= ALPHA
+    return (
+        counts[~keep].sum() == 0 and stats.chisquare(counts[keep], probs[keep] * counts.sum()).pvalue >= ALPHA
+    )
+
+
+@pytest.mark.parametrize("roll", ["normal", "advantage"])
+def test_numpy_bench_matches_exact(roll):
+    # the benchmark's NumPy rules must be the same mechanic
+    assert bench_cases()[0].name == "crits-cats versus (skill 5 vs 2)"
+    counts = (_numpy_versus if roll == "normal" else numpy_versus(roll))(200_000, chunk=50_000)
+    assert _same_law(counts, exact(CritsCatsSpec(skill=5, opposing_skill=2, roll=roll)).probs)
+
+
+def test_numpy_challenge_bench_matches_exact():
+    assert _same_law(_numpy_challenge(100_000, chunk=30_000), exact(CritsCatsSpec(**CHALLENGE_SPEC)).probs)
+
+
+def test_numpy_spell_bench_does_critlabs_work():
+    n = 100_000
+    casters, first, any_class, affected = _numpy_spell(n, chunk=30_000)
+    ex = exact(CritsCatsSpec(**SPELL_SPEC))
+    assert _same_law(casters, ex.probs)
+    assert _same_law(first, np.array([ex.distributions["resister"].pmf(j) for j in range(6)]))
+    for j, lab in enumerate(LABELS):
+        p = ex.metrics[f"p_any_resister_{lab}"]
+        assert any_class[j] / n == pytest.approx(p, abs=5 * np.sqrt(p * (1 - p) / n) + 1e-12)
+    p = ex.metrics["p_affected"]
+    assert affected / (4 * n) == pytest.approx(p, abs=5 * np.sqrt(p * (1 - p) / n))
+
+
+def test_dice_floor_draws_every_trial():
+    for case in bench_cases():
+        out = case.floor(3 * 1000, 1)
+        assert out[0] == 3000
 
 
 def test_icepool_bench_matches_exact():
     pytest.importorskip("icepool")
-    (case,) = bench_cases()
+    case = bench_cases()[0]
     probs = exact(CritsCatsSpec(skill=5, opposing_skill=2)).probs
     # icepool lists the classes that occur (1..5 here: no major catastrophe at +3)
     assert np.allclose([float(p) for p in case.icepool()], probs[1:])
