@@ -31,6 +31,24 @@ SYSTEM_COMMANDS = ("exact", "simulate", "validate", "fight", "tune", "sensitivit
 _KNOWN: dict[str, RuleSystem] = {}
 # module name of a loaded file -> (the file as the reference wrote it, its absolute path)
 _FILES: dict[str, tuple[str, str]] = {}
+# module name of a loaded file -> the file's modification time when it was loaded: a file
+# edited since is loaded again (a designer changing the rules in a notebook session)
+_STAMPS: dict[str, int] = {}
+
+
+def _stamp(path: str | Path) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+
+
+def _stale(system: Any) -> bool:
+    module_name = system.rule.fn.__module__
+    if module_name not in _FILES:
+        return False
+    now = _stamp(_FILES[module_name][1])
+    return now is not None and now != _STAMPS.get(module_name)
 
 
 def is_reference(name: str) -> bool:
@@ -72,16 +90,20 @@ def _is_file(target: str) -> bool:
     return target.endswith(".py") or "/" in target or os.sep in target
 
 
-def _load_file(target: str) -> Any:
-    path = Path(target)
+def _load_file(target: str, path: Path | None = None) -> Any:
+    """The module of file ``path`` (default: ``target``), its mechanics named by ``target``."""
+    path = Path(target) if path is None else path
     if not path.is_file():
         raise ValueError(f"no file {target} (a mechanic reference is path/to/rules.py:function)")
-    module_name = "critlab_mechanic_" + hashlib.sha1(target.encode()).hexdigest()[:12]
-    if module_name in sys.modules:
+    key = f"{target}\0{path.resolve()}"
+    module_name = "critlab_mechanic_" + hashlib.sha1(key.encode()).hexdigest()[:12]
+    stamp = _stamp(path)
+    if module_name in sys.modules and _STAMPS.get(module_name) == stamp:
         return sys.modules[module_name]
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     _FILES[module_name] = (target, str(path.resolve()))
+    _STAMPS[module_name] = stamp
     sys.modules[module_name] = module
     folder = str(path.resolve().parent)
     sys.path.insert(0, folder)
@@ -116,17 +138,20 @@ def _import(target: str) -> Any:
         raise ValueError(f"cannot import {target}: {exc}") from None
 
 
-def resolve(ref: str) -> Any:
-    """The mechanic that ``ref`` names, loading its file or module when needed; a clear
-    ValueError when there is none."""
-    if ref in _KNOWN:
+def resolve(ref: str, folder: str | Path | None = None) -> Any:
+    """The mechanic that ``ref`` names, loading its file or module when needed (a
+    relative file from ``folder`` when it is there); a clear ValueError when there is none.
+    A file edited since it was loaded is loaded again."""
+    if ref in _KNOWN and not _stale(_KNOWN[ref]):
         return _KNOWN[ref]
     target, func = _split(ref)
-    module = _load_file(target) if _is_file(target) else _import(target)
-    found = _KNOWN.get(ref)
+    if _is_file(target):
+        beside = None if folder is None or Path(target).is_absolute() else Path(folder) / target
+        module = _load_file(target, beside if beside is not None and beside.is_file() else None)
+    else:
+        module = _import(target)
     obj = getattr(module, func, None)
-    if found is None and isinstance(obj, RuleSystem) and hasattr(obj, "rule"):
-        found = obj
+    found = obj if isinstance(obj, RuleSystem) and hasattr(obj, "rule") else None
     if found is None:
         mechanics = [k for k, v in vars(module).items() if isinstance(v, RuleSystem) and hasattr(v, "rule")]
         if obj is None:
@@ -135,6 +160,12 @@ def resolve(ref: str) -> Any:
         raise ValueError(f"{ref}: {func} is not a mechanic (decorate it with @mechanic)")
     _KNOWN[ref] = found
     return found
+
+
+def resolve_from(ref: str, folder: str | Path) -> Any:
+    """The mechanic ``ref`` names, a relative file path read from ``folder`` when the
+    file is there (a report configuration's folder), else as :func:`resolve` reads it."""
+    return resolve(ref, folder)
 
 
 def systems_in_argv(argv: Sequence[str]) -> list[Any]:

@@ -201,3 +201,23 @@ def test_a_parameter_that_makes_an_input_invalid_names_the_parameter():
 
 def lambda_free_rule(die, *, sides):
     return "yes" if die == sides else "no"
+
+
+def test_a_rules_file_edited_since_it_was_loaded_is_loaded_again(tmp_path):
+    import os
+
+    from critlab.analysis.systems import get_system
+
+    rules = """
+        @mechanic(labels=("no", "yes"), inputs={"die": "1d6"})
+        def test(die):
+            return "yes" if die >= NEED else "no"
+        """
+    path = write(tmp_path, "rules.py", "NEED = 5\n" + textwrap.dedent(rules))
+    first = get_system(f"{path}:test")
+    assert first.exact(first.make_spec()).outcomes["yes"] == pytest.approx(2 / 6)
+    assert get_system(f"{path}:test") is first
+    write(tmp_path, "rules.py", "NEED = 4\n" + textwrap.dedent(rules))
+    os.utime(path, ns=(1, 10**18))  # a later modification time, whatever the clock's resolution
+    again = get_system(f"{path}:test")
+    assert again is not first and again.exact(again.make_spec()).outcomes["yes"] == pytest.approx(3 / 6)

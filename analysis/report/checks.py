@@ -27,6 +27,7 @@ check fails, after writing the report.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -83,6 +84,13 @@ def _check(row: Any, file: str, key: str) -> Check:
     r.only(CHECK_KEYS)
     sys_name = r.get("system", str, None, what="the name of a system")
     installed = registry()
+    if sys_name is not None and sys_name not in installed and ":" in sys_name:  # a designer's mechanic
+        from critlab.analysis.mechanic_load import resolve_from
+
+        try:
+            installed[sys_name] = resolve_from(sys_name, os.path.dirname(file))
+        except ValueError as exc:
+            raise r.error("system", str(exc)) from None
     if sys_name is None:
         raise r.error("system", f"name the system, one of: {', '.join(installed)}")
     if sys_name not in installed:
