@@ -49,6 +49,9 @@ _BAD = {
     "critical_hit": 2,
     "major_critical": 2,
     "raise": 2,
+    # contests, from side A's view
+    "a_wins": 1,
+    "b_wins": -1,
 }
 _WARM = {-2: "#B2182B", -1: "#EF8A62"}
 _COOL = {1: "#67A9CF", 2: "#2166AC"}
@@ -76,7 +79,43 @@ def outcome_colors(labels: Sequence[str]) -> dict[str, str]:
     for lab in labels:
         score = _BAD.get(lab)
         out[lab] = NEUTRAL if not score else (_WARM if score < 0 else _COOL)[score]
+    scores = [_BAD[lab] for lab in labels if lab in _BAD]
+    if len(set(scores)) < len(scores) and scores == sorted(scores):
+        return _ramp(labels)
+    # labels sharing a score (hit and a fumble's reroll hit) get shades of its colour: the
+    # stronger one (the earlier bad label, the later good one) keeps it, the others lighten
+    for score in {s for s in scores if s}:
+        group = [lab for lab in labels if _BAD.get(lab) == score]
+        if score > 0:
+            group.reverse()
+        for i, lab in enumerate(group[1:], start=1):
+            out[lab] = _lighten(out[lab], 0.5 * i / (len(group) - 1))
     return out
+
+
+def _ramp(labels: Sequence[str]) -> dict[str, str]:
+    """Outcome classes from worst to best (crits-cats's six): a diverging ramp, dark red
+    through light to dark blue, a colour of its own for each; neutral labels grey."""
+    import matplotlib
+    from matplotlib import colors as mcolors
+
+    cmap = matplotlib.colormaps["RdBu"]
+    bad = [lab for lab in labels if _BAD.get(lab, 0) < 0]
+    good = [lab for lab in labels if _BAD.get(lab, 0) > 0]
+    out = {lab: NEUTRAL for lab in labels}
+    for i, lab in enumerate(bad):
+        out[lab] = mcolors.to_hex(cmap(0.02 + 0.3 * i / max(1, len(bad) - 1)))
+    for i, lab in enumerate(good):
+        out[lab] = mcolors.to_hex(cmap(0.68 + 0.3 * i / max(1, len(good) - 1)))
+    return out
+
+
+def _lighten(colour: str, amount: float) -> str:
+    """``colour`` mixed with white by ``amount`` (0..1), as a hex string."""
+    from matplotlib import colors as mcolors
+
+    r, g, b = mcolors.to_rgb(colour)
+    return mcolors.to_hex((r + (1 - r) * amount, g + (1 - g) * amount, b + (1 - b) * amount))
 
 
 def ordered_colors(labels: Sequence[str], cmap: str = ORDERED_CMAP) -> dict[str, Any]:

@@ -364,6 +364,7 @@ def _metric_se(ex, name: str, spec: CritsCatsSpec) -> float:
     [
         dict(mode="spell", skill=8, resistance=12, resisters=6),
         dict(skill=2, opposing_skill=5, damage="1d8", minor_catastrophe_effect="hit"),
+        dict(skill=3, opposing_skill=2, roll="advantage", opposing_roll="disadvantage"),
     ],
 )
 def test_serial_equals_parallel(params):

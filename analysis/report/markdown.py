@@ -22,7 +22,16 @@ from __future__ import annotations
 import re
 from html import escape
 
-from critlab.analysis.report.doc import Contents, Document, Figure, Heading, Paragraph, Table
+from critlab.analysis.report.doc import (
+    Contents,
+    Details,
+    Document,
+    Figure,
+    Findings,
+    Heading,
+    Paragraph,
+    Table,
+)
 
 _INERT = str.maketrans(
     {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "[": "\\[", "]": "\\]", "*": "\\*"}
@@ -77,7 +86,12 @@ def _block(doc: Document, b) -> str:
     if isinstance(b, Figure):
         return f"![{text(b.caption)}]({b.file})\n\n*{text(b.caption)}*"
     if isinstance(b, Table):
-        return _table(b)
+        return _table(b) + (f"\n\n[Full table (CSV)]({b.csv})" if b.csv else "")
+    if isinstance(b, Details):  # GitHub renders <details>; the blank lines keep Markdown inside it
+        inner = "\n\n".join(_block(doc, x) for x in b.blocks)
+        return f"<details><summary>{escape(' '.join(b.summary.split()))}</summary>\n\n{inner}\n\n</details>"
+    if isinstance(b, Findings):
+        return "\n".join(f"- {text(t)} ([→ section](#{a}))" for t, a in b.items)
     if isinstance(b, Contents):
         return _contents(doc)
     raise TypeError(f"unknown report block {b!r}")

@@ -13,7 +13,20 @@ from typing import Any
 from critlab.analysis.report.build import SectionOutput, anchor
 from critlab.analysis.report.compare import Comparison
 from critlab.analysis.report.config import ReportConfig
-from critlab.analysis.report.doc import Contents, Document, Heading, Paragraph, Table, fmt, fmt_se, fmt_z
+from critlab.analysis.report.doc import (
+    Contents,
+    Details,
+    Document,
+    Findings,
+    Heading,
+    Paragraph,
+    Table,
+    fmt,
+    fmt_se,
+    fmt_z,
+)
+from critlab.analysis.report.findings import headlines
+from critlab.analysis.report.validation import summary_sentence
 
 # More changed numbers than this are listed in tables/changes.csv only: a page of
 # thousands of rows helps nobody, and the CSV holds them all.
@@ -38,13 +51,13 @@ def _validation_table(validations: list[dict[str, Any]]) -> Table:
             v["title"],
             f"{v['trials']:,}",
             f"{v['p_value']:.3g}",
-            "∞" if v["max_abs_z_outcomes"] is None else f"{v['max_abs_z_outcomes']:.2f}",
+            "∞" if v["max_abs_z"] is None else f"{v['max_abs_z']:.2f}",
             "pass" if v["passed"] else "FAIL",
         ]
         for v in validations
     ]
     return Table(
-        ["system", "validation", "trials", "p-value", "max |z| (outcomes)", "result"],
+        ["system", "validation", "trials", "p-value", "max |z| (pooled bins)", "result"],
         rows,
         caption="Each simulation held against the exact engine (chi-square, Bonferroni over groups).",
         label_columns=2,
@@ -129,7 +142,11 @@ def assemble(
     if cfg.description:
         doc.add(Paragraph(cfg.description))
     doc.add(Contents())
-    doc.add(Heading(2, "Validation summary", "validation-summary"), _validation_table(validations))
+    doc.add(
+        Heading(2, "Validation summary", "validation-summary"),
+        Paragraph(summary_sentence(validations), "ok" if ok else "fail"),
+        Details(f"Statistics of the {len(validations)} checks", [_validation_table(validations)]),
+    )
     if comparison is not None:
         doc.add(*_changes(comparison))
     titles = {b.name: b for b in cfg.systems}
@@ -153,5 +170,10 @@ def assemble(
         ["alpha", f"{cfg.alpha:g}"],
         ["wall time", f"{wall_time:.1f} s"],
     ]
-    doc.add(Heading(2, "Run metadata", "run-metadata"), Table(["item", "value"], rows, label_columns=2))
+    doc.add(
+        Heading(2, "Run metadata", "run-metadata"),
+        Details(
+            "critlab, libraries, platform, seed and timing", [Table(["item", "value"], rows, label_columns=2)]
+        ),
+    )
     return doc
