@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from critlab.analysis.report import figures
+from critlab.analysis.report import figures, findings, sweeps, tables, validation
 from critlab.analysis.report.config import ReportConfig, SweepSection, SystemBlock, ValidationSection
-from critlab.analysis.report.doc import Figure, Heading, Paragraph, Table, fmt, fmt_se, fmt_value, fmt_z
+from critlab.analysis.report.doc import Details, Figure, Heading, Paragraph, Table, fmt, fmt_value
 from critlab.analysis.results import SimResult
 from critlab.analysis.spec import Spec
 from critlab.analysis.sweep import point_seeds, sweep
@@ -77,7 +77,9 @@ def run_sweep(section: SweepSection) -> pd.DataFrame:
     variant_axis = next((a for a in section.axes if a.variant), None)
     grid = {k: list(v) for k, v in section.grid.items()}
     for name, spec in section.base_specs.items():
-        df = sweep(spec, **grid)
+        df = sweep(spec, **grid) if not section.fight else sweeps.fight_sweep(spec, section.fight, grid)
+        if section.cumulative:
+            df = sweeps.add_cumulative(df, section.cumulative_of, section.cumulative, list(grid))
         if variant_axis is not None:
             df.insert(0, variant_axis.name, name)
         frames.append(df)
@@ -172,21 +174,25 @@ def sweep_section(section: SweepSection, say: Progress) -> SectionOutput:
     out = SectionOutput()
     stem = f"{section.system}--{section.id}"
     out.blocks.append(Heading(3, section.title, anchor(section.system, section.id)))
+    lead = findings.section_lead(section, wide)  # what the numbers say, computed
+    if lead:
+        out.blocks.append(Paragraph(" ".join(lead), "lead"))
     if section.note:
         out.blocks.append(Paragraph(section.note, "note"))
-    draw = {"line": figures.line_chart, "stacked": figures.stacked_chart, "heatmap": figures.heatmap_chart}
     figure_file = None
-    if section.chart in draw:
+    csv = f"tables/{stem}.csv"
+    picture = figures.chart(section, wide)
+    if picture is not None:
         figure_file = f"figures/{stem}.png"
         axes_text = " × ".join(a.name for a in section.axes)
         out.blocks.append(
-            Figure(
-                figure_file,
-                draw[section.chart](section, wide),
-                f"Exact: {section.title}, over {axes_text} ({section.n_points} points).",
-            )
+            Figure(figure_file, picture, f"Exact: {axes_text}, {section.n_points} points.")
         )
-    out.blocks.extend(display_tables(section, wide))
+    shown = tables.sweep_tables(section, wide, csv)
+    if shown:
+        out.blocks.append(
+            Details(f"{tables.table_summary(shown, section.n_points)} · full CSV: {csv}", shown)
+        )
     out.tables[f"tables/{stem}.csv"] = wide
     out.metrics = sweep_metrics(section, wide)
     seconds = time.perf_counter() - start
@@ -198,6 +204,9 @@ def sweep_section(section: SweepSection, say: Progress) -> SectionOutput:
         "chart": section.chart,
         "values": "exact",
         "points": section.n_points,
+        "anchor": anchor(section.system, section.id),
+        "lead": lead,
+        "headline": section.headline,
         "figure": figure_file,
         "table": f"tables/{stem}.csv",
         "seconds": round(seconds, 3),
@@ -268,90 +277,11 @@ def validation_section(
         system, section.spec, trials=trials, seed=vseed, batches=cfg.batches, progress=progress
     )
     v = validate(exact, sim, alpha=cfg.alpha)
-    labels = list(exact.labels)
-    p_exact = np.asarray(exact.probs, dtype=float)
-    freq, se = sim.tally.frequencies, sim.tally.standard_errors
-    # every bin on its own (the verdict's rows pool the rare ones as the chi-square does)
-    bins = v.bins if v.bins is not None else v.rows
-    z_out = bins.set_index("outcome")["z"]
-
     out = SectionOutput()
     stem = f"{section.system}--{section.id}"
-    key = f"{section.system}/{section.id}"
     verdict = "Passed" if v.passed else "FAILED"
-    z_outcomes = float(np.max(np.abs([z_out[lab] for lab in labels])))
     out.blocks.append(Heading(3, f"{section.title}", anchor(section.system, section.id)))
-    if section.note:
-        out.blocks.append(Paragraph(section.note, "note"))
-    params = ", ".join(f"{k} = {fmt_value(val)}" for k, val in exact.params.items() if val is not None)
-    out.blocks.append(
-        Paragraph(
-            f"{verdict}: combined chi-square p-value {v.p_value:.3g} "
-            f"{'≥' if v.passed else '<'} α = {cfg.alpha:g}; max |z| {z_outcomes:.2f} over the outcomes "
-            f"({v.max_abs_z:.2f} over all {len(v.rows)} bins, pooled to at least 5 expected counts as the "
-            f"chi-square pools them). Simulated: {trials:,} trials in {cfg.batches} batches, seed {vseed}. "
-            f"Parameters: {params}.",
-            "ok" if v.passed else "fail",
-        )
-    )
-    out.blocks.append(
-        Figure(
-            f"figures/{stem}.png",
-            figures.validation_chart(
-                section.title, labels, p_exact, freq, se, np.array([z_out[lab] for lab in labels]), trials
-            ),
-            f"Exact vs simulated ({trials:,} trials): {section.title}. Exact probabilities (bars) against "
-            "simulated frequencies (points, ±2 SE), and each outcome's z-score.",
-        )
-    )
-    rows = [[lab, fmt(p_exact[i]), fmt_se(freq[i], se[i]), fmt_z(z_out[lab])] for i, lab in enumerate(labels)]
-    out.blocks.append(
-        Table(["outcome", "exact", "simulated ± SE", "z"], rows, caption="Outcomes: exact against simulated.")
-    )
-    mrows = []
-    for name, ev in exact.metrics.items():
-        sv, sse = sim.metrics.get(name), metric_se.get(name)
-        z = (sv - ev) / sse if None not in (sv, sse, ev) and sse > 0 else math.nan
-        mrows.append([name, fmt(ev), fmt_se(sv, sse), fmt_z(z)])
-        out.metrics[f"{key}/exact/{name}"] = {"kind": "exact", "value": _num(ev)}
-        out.metrics[f"{key}/simulated/{name}"] = {
-            "kind": "simulated",
-            "value": _num(sv),
-            "se": _num(sse),
-            "exact": _num(ev),
-            "z": _num(z),
-            "trials": trials,
-        }
-    if mrows:
-        out.blocks.append(
-            Table(
-                ["metric", "exact", "simulated ± SE", "z"],
-                mrows,
-                caption=f"Metrics; standard errors from {cfg.batches} batch means.",
-            )
-        )
-    grows = [[g.group, f"{g.chi2:.4g}", str(int(g.dof)), f"{g.p_value:.3g}"] for g in v.groups.itertuples()]
-    out.blocks.append(
-        Table(
-            ["group", "chi²", "dof", "p-value"],
-            grows,
-            caption="Chi-square goodness of fit per group (bins pooled to ≥ 5 expected); "
-            "the verdict uses their Bonferroni combination.",
-        )
-    )
-    for i, lab in enumerate(labels):
-        out.metrics[f"{key}/exact/{lab}"] = {"kind": "exact", "value": float(p_exact[i])}
-        out.metrics[f"{key}/simulated/{lab}"] = {
-            "kind": "simulated",
-            "value": float(freq[i]),
-            "se": float(se[i]),
-            "exact": float(p_exact[i]),
-            "z": _num(z_out[lab]) if math.isfinite(z_out[lab]) else None,
-            "trials": trials,
-        }
-    csv = bins.assign(kind=["outcome" if r in labels else "bin" for r in bins["outcome"]])
-    csv["se"] = [float(se[labels.index(r)]) if r in labels else math.nan for r in csv["outcome"]]
-    out.tables[f"tables/{stem}.csv"] = csv[["kind", "outcome", "exact", "observed", "se", "z"]]
+    z_outcomes = validation.validation_output(section, cfg, exact, sim, v, metric_se, trials, vseed, out)
     seconds = time.perf_counter() - start
     out.info = {
         "system": section.system,
@@ -365,6 +295,7 @@ def validation_section(
         "p_value": v.p_value,
         "max_abs_z": _num(v.max_abs_z) if math.isfinite(v.max_abs_z) else None,
         "max_abs_z_outcomes": z_outcomes if math.isfinite(z_outcomes) else None,
+        "pooled_bins": len(v.rows),
         "passed": bool(v.passed),
         "groups": v.groups.to_dict(orient="records"),
         "figure": f"figures/{stem}.png",

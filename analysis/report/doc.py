@@ -2,8 +2,8 @@
 as one self-contained HTML page (:mod:`critlab.analysis.report.html`) and as a README.md with
 relative figures (:mod:`critlab.analysis.report.markdown`), so both always say the same.
 
->>> fmt(0.05), fmt(1.25e-05), fmt(None), fmt(4.5)
-('0.0500', '1.25e-05', '–', '4.5000')
+>>> fmt(0.05), fmt(1.25e-05), fmt(None), fmt(4.5), fmt(2.45e-16)
+('0.0500', '1.25e-05', '–', '4.5000', '0.0000')
 >>> fmt_se(0.051234, 0.000493)
 '0.05123 ± 0.00049'
 """
@@ -42,6 +42,22 @@ class Table:
     caption: str = ""
     # leading columns that hold labels (left-aligned) rather than numbers
     label_columns: int = 1
+    csv: str = ""  # the full table's CSV (relative to the report folder), linked beside it
+
+
+@dataclass(frozen=True)
+class Details:
+    """Blocks one click away: collapsed under a one-line summary (``<details>``)."""
+
+    summary: str
+    blocks: list
+
+
+@dataclass(frozen=True)
+class Findings:
+    """Computed statements, each linked to the section it reads: ``(sentence, anchor)``."""
+
+    items: list
 
 
 @dataclass(frozen=True)
@@ -61,7 +77,15 @@ class Document:
         return [b for b in self.blocks if isinstance(b, Heading) and b.level in (2, 3)]
 
     def figures(self) -> list[Figure]:
-        return [b for b in self.blocks if isinstance(b, Figure)]
+        """Every figure, those collapsed in a :class:`Details` too."""
+
+        def walk(blocks: list) -> list[Figure]:
+            out: list[Figure] = []
+            for b in blocks:
+                out += walk(b.blocks) if isinstance(b, Details) else [b] if isinstance(b, Figure) else []
+            return out
+
+        return walk(self.blocks)
 
 
 def fmt(x: float | None) -> str:
@@ -69,6 +93,8 @@ def fmt(x: float | None) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
     x = float(x)
+    if abs(x) < 1e-12:  # floating-point noise of an exact sum (2.45e-16) is 0
+        x = 0.0
     if x != 0 and abs(x) < 1e-3:
         return f"{x:.3g}"
     return f"{x:.4f}"

@@ -1,8 +1,21 @@
-"""The report's figures, drawn from sweep tables with matplotlib (no pyplot state).
+"""The report's figures, drawn from sweep tables with matplotlib (no pyplot state), all in
+the project's one style (:mod:`critlab.analysis.style`).
 
-Each function returns PNG bytes. Every title says whether its numbers are exact or
-simulated. A section's wide table (one row per grid point, one column per axis and per
-quantity) is what they read; see :func:`critlab.analysis.report.build.wide_table`.
+- Outcomes get their semantic colours (bad warm, good cool, neutral grey); an ordered
+  ladder (severity's wounds, a cumulative "or worse" view) a sequential palette in order;
+  other quantities and variants (weapons, roll modes) the colour-blind-safe Okabe-Ito
+  palette; a numeric series (THAC0 20, 15, 10, 5) an ordered palette.
+- Axes say what they show in words ("expected damage", "P(crit)"), never a field name;
+  probabilities and amounts never share an axis (a section showing both gets a panel
+  for each).
+- Legends sit outside the plotting area and the constrained layout makes room, so they
+  never clip; heatmap cells are written in only when the numbers are readable (9 pt).
+
+Each ``*_figure`` function returns a :class:`matplotlib.figure.Figure` (the tests render
+and inspect them); :func:`chart` and :func:`validation_chart` give PNG bytes. Every
+title says whether its numbers are exact or simulated. A section's wide table (one row
+per grid point, one column per axis and per quantity) is what they read; see
+:func:`critlab.analysis.report.build.wide_table`.
 """
 
 from __future__ import annotations
@@ -10,21 +23,24 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
-from matplotlib import colormaps
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from critlab.analysis import style
 from critlab.analysis.report.config import Axis, SweepSection
 from critlab.analysis.report.doc import fmt_value
+from critlab.analysis.report.tables import is_probability
 
 DPI = 96
 _STYLES = ("-", "--", ":", "-.")
-# Heatmaps with at most this many cells get their values written in: beyond it the
-# digits no longer fit a phone-width figure.
-ANNOTATE_CELLS = 324
+# Heatmap numbers are written in at this size, and only when a cell holds them.
+ANNOTATE_PT = 9
+# Systems whose outcome labels are an ordered ladder (from mild to severe).
+ORDINAL_SYSTEMS = ("severity",)
 
 
 def png(fig: Figure) -> bytes:
@@ -34,24 +50,9 @@ def png(fig: Figure) -> bytes:
     return buf.getvalue()
 
 
-def colors(n: int) -> list:
-    """``n`` distinguishable colours: tab10 / tab20, or viridis for long ordered series."""
-    if n <= 10:
-        return [colormaps["tab10"](i) for i in range(n)]
-    if n <= 20:
-        return [colormaps["tab20"](i) for i in range(n)]
-    return [colormaps["viridis"](i / (n - 1)) for i in range(n)]
-
-
-def legend_columns(labels: Sequence[str], most: int = 4) -> int:
-    """Legend columns that fit a figure's width: fewer for long labels.
-
-    >>> legend_columns(["a", "b", "c"]), legend_columns(["x" * 50] * 4)
-    (3, 1)
-    """
-    longest = max(map(len, labels))
-    fit = 1 if longest > 45 else 2 if longest > 28 else 3 if longest > 18 else most
-    return max(1, min(len(labels), fit, most))
+# -- words and colours ------------------------------------------------------------------
+def _spec_cls(section: SweepSection) -> Any:
+    return type(next(iter(section.base_specs.values())))
 
 
 def numeric(axis: Axis) -> bool:
@@ -60,6 +61,57 @@ def numeric(axis: Axis) -> bool:
     )
 
 
+def axis_text(section: SweepSection, axis: Axis) -> str:
+    """An axis's label: the configured x label for the first axis, else the declared one."""
+    if section.axes and axis is section.axes[0] and section.x_label:
+        return section.x_label
+    return style.axis_label(axis.name, _spec_cls(section))
+
+
+def is_prob(section: SweepSection, q: str) -> bool:
+    return q in section.outcomes or q == section.label or is_probability(q)
+
+
+def quantity_label(section: SweepSection, q: str) -> str:
+    """``crit`` → "P(crit)", ``p_down`` → "P(down)", ``expected_damage`` → "expected damage"."""
+    if q.startswith("P("):
+        return q
+    if q in section.outcomes:
+        return f"P({q.replace('_', ' ')})"
+    if q.startswith("p_"):
+        return f"P({q[2:].replace('_', ' ')})"
+    return style.axis_label(q, _spec_cls(section))
+
+
+def outcome_palette(section: SweepSection, labels: Sequence[str]) -> dict[str, Any]:
+    """Colours for outcome columns: an ordered palette for a ladder, semantic colours
+    for known good/bad labels, Okabe-Ito otherwise."""
+    if section.cumulative or section.system in ORDINAL_SYSTEMS:
+        return style.ordered_colors(list(labels))
+    return style.outcome_colors(list(labels))
+
+
+def series_palette(axis: Axis) -> dict[Any, Any]:
+    """Colours for a series axis: ordered for numbers, Okabe-Ito for choices and variants."""
+    return (
+        style.ordered_colors(list(axis.values)) if numeric(axis) else style.variant_colors(list(axis.values))
+    )
+
+
+def quantity_palette(section: SweepSection, quantities: Sequence[str]) -> dict[str, Any]:
+    if all(q in section.outcomes for q in quantities):
+        return outcome_palette(section, quantities)
+    return style.variant_colors(list(quantities))
+
+
+def unit_groups(section: SweepSection, quantities: Sequence[str]) -> list[list[str]]:
+    """The quantities split by unit: amounts first, then probabilities (never one axis)."""
+    amounts = [q for q in quantities if not is_prob(section, q)]
+    probs = [q for q in quantities if is_prob(section, q)]
+    return [g for g in (amounts, probs) if g]
+
+
+# -- axes helpers -------------------------------------------------------------------------
 def _positions(axis: Axis, column: pd.Series) -> np.ndarray:
     if numeric(axis):
         return column.to_numpy(dtype=float)
@@ -67,96 +119,105 @@ def _positions(axis: Axis, column: pd.Series) -> np.ndarray:
     return np.array([where[v] for v in column], dtype=float)
 
 
-def _categorical_ticks(ax, axis: Axis, which: str = "x") -> None:
+def _ticks(ax, axis: Axis) -> None:
     if numeric(axis):
+        if all(isinstance(v, int) for v in axis.values):
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         return
-    ticks = list(range(len(axis.values)))
     labels = [fmt_value(v) for v in axis.values]
-    if which == "x":
-        ax.set_xticks(
-            ticks, labels, rotation=30 if len(labels) > 4 else 0, ha="right" if len(labels) > 4 else "center"
-        )
-    else:
-        ax.set_yticks(ticks, labels)
+    turn = len(labels) > 4
+    ax.set_xticks(range(len(labels)), labels, rotation=30 if turn else 0, ha="right" if turn else "center")
 
 
-def _integer_ticks(ax, axis: Axis) -> None:
-    """Whole-number ticks for an axis of integers (no 1.5 between crit ranges 1 and 2)."""
-    if numeric(axis) and all(isinstance(v, int) for v in axis.values):
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-
-
-def _grid(fig: Figure, n: int, *, max_cols: int, sharey: bool = False):
-    ncols = min(n, max_cols)
+def _grid(fig: Figure, n: int, *, ncols: int, sharey: bool = False):
     nrows = math.ceil(n / ncols)
     axs = fig.subplots(nrows, ncols, squeeze=False, sharey=sharey)
     for ax in axs.flat[n:]:
         ax.set_visible(False)
-    return axs.flat[:n]
+    return list(axs.flat[:n])
 
 
 def _select(df: pd.DataFrame, axis: Axis | None, value) -> pd.DataFrame:
     return df if axis is None else df[df[axis.name] == value]
 
 
-def line_chart(section: SweepSection, wide: pd.DataFrame) -> bytes:
+def _y_label(section: SweepSection, group: list[str]) -> str:
+    if section.y_label and len(unit_groups(section, section.plotted)) == 1:
+        return section.y_label
+    if len(group) == 1:
+        return quantity_label(section, group[0])
+    if all(is_prob(section, q) for q in group):
+        return "probability"
+    return " / ".join(quantity_label(section, q) for q in group)
+
+
+def _facet_title(section: SweepSection, pairs) -> str:
+    return ", ".join(f"{style.axis_label(a.name, _spec_cls(section))} {fmt_value(v)}" for a, v in pairs if a)
+
+
+# -- charts -------------------------------------------------------------------------------
+def line_figure(section: SweepSection, wide: pd.DataFrame) -> Figure:
     """Lines of each plotted quantity against the first axis; one line per value of the
-    second axis, one panel per value of the third."""
+    second axis, one panel per value of the third and per unit (amount, probability)."""
     axes = section.axes
     x, series = axes[0], axes[1] if len(axes) > 1 else None
     facet = axes[2] if len(axes) > 2 else None
-    panels = list(facet.values) if facet else [None]
-    quantities = section.plotted
+    if len(section.plotted) > 2 and len(axes) == 2 and len(axes[1].values) <= 4:
+        series, facet = None, axes[1]  # several quantities: a panel per value, not dashes
+    groups = unit_groups(section, section.plotted)
+    panels = [(f, g) for f in (facet.values if facet else [None]) for g in groups]
+    ncols = len(groups) if len(groups) > 1 else min(3, len(panels))
     svalues = list(series.values) if series else [None]
-    many = len(quantities) > 1
-    palette = colors(len(quantities) if many else len(svalues))
-    ncols = 1 if len(panels) == 1 else 2
-    names = [", ".join(([q] if many else []) + ([f"{series.name} = {fmt_value(s)}"] if series else [])) or q
-             for q in quantities for s in svalues]  # fmt: skip
-    legend_rows = math.ceil(len(names) / legend_columns(names)) if len(names) > 1 else 0
-    height = 4.2 * math.ceil(len(panels) / ncols) + 0.6 + 0.22 * legend_rows
-    fig = Figure(figsize=(8 if ncols == 1 else 10, height), layout="constrained")
-    for p, ax in zip(panels, _grid(fig, len(panels), max_cols=ncols, sharey=True), strict=True):
-        sub = _select(wide, facet, p)
-        for qi, q in enumerate(quantities):
+    many = len(section.plotted) > 1
+    qcolours = quantity_palette(section, section.plotted)
+    scolours = series_palette(series) if series else {}
+    width = {1: 7.5, 2: 10.0}.get(ncols, 11.5)
+    fig = Figure(figsize=(width, 3.1 * math.ceil(len(panels) / ncols) + 0.5), layout="constrained")
+    axs = _grid(fig, len(panels), ncols=ncols, sharey=len(groups) == 1)
+    for (f, group), ax in zip(panels, axs, strict=True):
+        sub = _select(wide, facet, f)
+        for q in group:
             for si, s in enumerate(svalues):
                 d = _select(sub, series, s)
                 if many and series is not None and len(svalues) <= len(_STYLES):
-                    color, style = palette[qi], _STYLES[si]
+                    colour, dash = qcolours[q], _STYLES[si]
+                elif many:
+                    colour, dash = qcolours[q], "-"
                 else:
-                    color, style = palette[qi if many else si], "-"
+                    colour, dash = (scolours[s] if series else style.QUALITATIVE[0]), "-"
+                parts = ([quantity_label(section, q)] if many else []) + ([fmt_value(s)] if series else [])
                 ax.plot(
                     _positions(x, d[x.name]),
                     d[q].to_numpy(dtype=float),
-                    style,
+                    dash,
                     marker="o",
                     ms=3,
-                    color=color,
-                    label=names[qi * len(svalues) + si],
+                    lw=1.6,
+                    color=colour,
+                    label=", ".join(parts) or quantity_label(section, q),
                 )
-        _categorical_ticks(ax, x)
-        _integer_ticks(ax, x)
-        ax.set_xlabel(section.x_label or x.name)
-        ax.set_ylabel(section.y_label or (quantities[0] if len(quantities) == 1 else _y_default(section)))
+        _ticks(ax, x)
+        ax.set_xlabel(axis_text(section, x))
+        ax.set_ylabel(_y_label(section, group))
         if section.log_y:
             ax.set_yscale("log")
+        elif all(is_prob(section, q) for q in group):
+            ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
         if facet is not None:
-            ax.set_title(f"{facet.name} = {fmt_value(p)}", fontsize="medium")
-    handles, labels = fig.axes[0].get_legend_handles_labels()
-    if len(labels) > 1:
-        fig.legend(
-            handles, labels, loc="outside lower center", ncols=legend_columns(labels), fontsize="small"
-        )
-    fig.suptitle(f"{section.title} (exact)")
-    return png(fig)
+            ax.set_title(_facet_title(section, [(facet, f)]), fontsize="medium")
+    # one legend beside the first row: each unit's panel keeps its own, else one for all
+    first_row = axs[:ncols]
+    title = axis_text(section, series) if series is not None and not many else None
+    for ax in first_row if len(groups) > 1 else first_row[-1:]:
+        handles, labels = (ax if len(groups) > 1 else axs[0]).get_legend_handles_labels()
+        if len(labels) > 1:
+            style.legend_outside(ax, handles=handles, labels=labels, title=title, title_fontsize="small")
+    fig.suptitle(f"{section.title} (exact)", fontsize="medium")
+    return fig
 
 
-def _y_default(section: SweepSection) -> str:
-    return "probability" if section.kind == "outcomes_by" else "value"
-
-
-def stacked_chart(section: SweepSection, wide: pd.DataFrame) -> bytes:
+def stacked_figure(section: SweepSection, wide: pd.DataFrame) -> Figure:
     """Stacked outcome shares over the first axis; panels: rows by the second axis,
     columns by the third."""
     axes = section.axes
@@ -165,53 +226,63 @@ def stacked_chart(section: SweepSection, wide: pd.DataFrame) -> bytes:
     cols_axis = axes[2] if len(axes) > 2 else None
     rvals = list(rows_axis.values) if rows_axis else [None]
     cvals = list(cols_axis.values) if cols_axis else [None]
-    width = min(11.0, max(6.0, 3.4 * len(cvals)))
-    fig = Figure(figsize=(width, 2.6 * len(rvals) + 1.4), layout="constrained")
+    width = min(11.0, max(6.5, 3.0 * len(cvals) + 1.8))
+    fig = Figure(figsize=(width, 1.6 * len(rvals) + 1.1), layout="constrained")
     axs = fig.subplots(len(rvals), len(cvals), squeeze=False, sharex=True, sharey=True)
-    palette = colors(len(section.outcomes))
+    colours = outcome_palette(section, section.outcomes)
     for i, r in enumerate(rvals):
         for j, c in enumerate(cvals):
             ax = axs[i, j]
             d = _select(_select(wide, rows_axis, r), cols_axis, c)
-            pos = np.arange(len(d)) if not numeric(x) else d[x.name].to_numpy(dtype=float)
+            pos = _positions(x, d[x.name])
             step = np.min(np.diff(np.unique(pos))) if len(pos) > 1 else 1.0
             bottom = np.zeros(len(d))
-            for k, label in enumerate(section.outcomes):
+            for label in section.outcomes:
                 h = d[label].to_numpy(dtype=float)
-                ax.bar(pos, h, width=0.8 * step, bottom=bottom, color=palette[k], label=label)
+                ax.bar(
+                    pos,
+                    h,
+                    width=0.8 * step,
+                    bottom=bottom,
+                    color=colours[label],
+                    label=label.replace("_", " "),
+                )
                 bottom += h
-            _integer_ticks(ax, x)
-            if not numeric(x):
-                ax.set_xticks(pos, [fmt_value(v) for v in d[x.name]], rotation=30 if len(d) > 4 else 0)
-            title = ", ".join(f"{a.name} = {fmt_value(v)}" for a, v in ((rows_axis, r), (cols_axis, c)) if a)
+            _ticks(ax, x)
+            ax.set_ylim(0, 1)
+            title = _facet_title(section, [(rows_axis, r), (cols_axis, c)])
             if title:
                 ax.set_title(title, fontsize="small")
             if i == len(rvals) - 1:
-                ax.set_xlabel(section.x_label or x.name)
+                ax.set_xlabel(axis_text(section, x))
             if j == 0:
                 ax.set_ylabel(section.y_label or "probability")
     handles, labels = axs[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=legend_columns(labels, 6), fontsize="small")
-    fig.suptitle(f"{section.title} (exact)")
-    return png(fig)
+    # the top of a stack first, as the eye reads the bars
+    style.legend_outside(
+        axs[0, -1], handles=handles[::-1], labels=labels[::-1], loc="upper left", bbox_to_anchor=(1.02, 1.0)
+    )
+    fig.suptitle(f"{section.title} (exact)", fontsize="medium")
+    return fig
 
 
-def heatmap_chart(section: SweepSection, wide: pd.DataFrame) -> bytes:
+def heatmap_figure(section: SweepSection, wide: pd.DataFrame) -> Figure:
     """One heatmap per plotted quantity (and per value of a third axis): first axis
-    across, second axis up."""
+    across, second axis up; values written in when they are readable."""
     x, y = section.axes[0], section.axes[1]
     facet = section.axes[2] if len(section.axes) > 2 else None
     panels = [(q, f) for q in section.plotted for f in (facet.values if facet else [None])]
-    ncols = 1 if len(panels) == 1 else 2
-    cells = len(x.values) * len(y.values)
-    size = 5.5 if ncols == 2 else 7.0
-    fig = Figure(
-        figsize=(size * ncols, (size - 0.6) * math.ceil(len(panels) / ncols) + 0.6), layout="constrained"
-    )
-    for (q, f), ax in zip(panels, _grid(fig, len(panels), max_cols=ncols), strict=True):
+    ncols = min(3, len(panels))
+    size = {1: 6.5, 2: 5.0}.get(ncols, 3.9)
+    height = (size - 1.0) * math.ceil(len(panels) / ncols) + 0.5
+    fig = Figure(figsize=(size * ncols, height), layout="constrained")
+    # a cell's size in points: the panel less its labels and colour bar, over the cells
+    cell_w = (size - 1.9) * 72 / len(x.values)
+    cell_h = (size - 2.0) * 72 / len(y.values)
+    for (q, f), ax in zip(panels, _grid(fig, len(panels), ncols=ncols), strict=True):
         d = _select(wide, facet, f)
         m = matrix(d, x, y, q)
-        im = ax.imshow(m, origin="lower", aspect="auto", cmap="viridis", interpolation="nearest")
+        im = ax.imshow(m, origin="lower", aspect="auto", cmap=style.ORDERED_CMAP, interpolation="nearest")
         ax.set_xticks(
             range(len(x.values)),
             [fmt_value(v) for v in x.values],
@@ -219,14 +290,16 @@ def heatmap_chart(section: SweepSection, wide: pd.DataFrame) -> bytes:
             fontsize="small",
         )
         ax.set_yticks(range(len(y.values)), [fmt_value(v) for v in y.values], fontsize="small")
-        ax.set_xlabel(section.x_label or x.name)
-        ax.set_ylabel(section.y_label or y.name)
-        fig.colorbar(im, ax=ax, shrink=0.85)
-        ax.set_title(q if facet is None else f"{q}, {facet.name} = {fmt_value(f)}", fontsize="medium")
-        if cells <= ANNOTATE_CELLS:
-            _annotate(ax, m, fontsize=7 if cells <= 100 else 5)
-    fig.suptitle(f"{section.title} (exact)")
-    return png(fig)
+        ax.set_xlabel(axis_text(section, x))
+        ax.set_ylabel(section.y_label or style.axis_label(y.name, _spec_cls(section)))
+        fig.colorbar(im, ax=ax, shrink=0.85, label=quantity_label(section, q))
+        title = quantity_label(section, q) if facet is None else _facet_title(section, [(facet, f)])
+        ax.set_title(title, fontsize="medium")
+        text = _cell_text(m, probability=is_prob(section, q))
+        if cell_w >= ANNOTATE_PT * 0.62 * text and cell_h >= ANNOTATE_PT * 1.4:
+            _annotate(ax, m, probability=is_prob(section, q))
+    fig.suptitle(f"{section.title} (exact)", fontsize="medium")
+    return fig
 
 
 def matrix(d: pd.DataFrame, x: Axis, y: Axis, quantity: str) -> np.ndarray:
@@ -239,22 +312,67 @@ def matrix(d: pd.DataFrame, x: Axis, y: Axis, quantity: str) -> np.ndarray:
     return m
 
 
-def _annotate(ax, m: np.ndarray, *, fontsize: float) -> None:
+def _cell_format(m: np.ndarray, probability: bool) -> str:
     finite = m[np.isfinite(m)]
-    if finite.size == 0:
-        return
+    big = float(np.abs(finite).max()) if finite.size else 0.0
+    return "{:.2f}" if probability or big < 10 else "{:.1f}" if big < 100 else "{:.0f}"
+
+
+def _cell_text(m: np.ndarray, *, probability: bool) -> int:
+    """The widest cell text, in characters."""
+    form = _cell_format(m, probability)
+    return max((len(form.format(v)) for v in m[np.isfinite(m)]), default=0)
+
+
+def _annotate(ax, m: np.ndarray, *, probability: bool) -> None:
+    finite = m[np.isfinite(m)]
     lo, hi = float(finite.min()), float(finite.max())
-    small = hi <= 1.0 and lo >= 0.0
+    form = _cell_format(m, probability)
     for (i, j), v in np.ndenumerate(m):
         if not np.isfinite(v):
             continue
         # dark text on the bright (yellow) end of viridis, light text elsewhere
         light = hi == lo or (v - lo) / (hi - lo) < 0.6
-        text = f"{v:.2f}" if small else f"{v:.3g}"
-        ax.text(j, i, text, ha="center", va="center", fontsize=fontsize, color="white" if light else "black")
+        ax.text(
+            j,
+            i,
+            form.format(0.0 if abs(v) < 1e-12 else v),
+            ha="center",
+            va="center",
+            fontsize=ANNOTATE_PT,
+            color="white" if light else "black",
+        )
 
 
-def validation_chart(
+DRAW = {"line": line_figure, "stacked": stacked_figure, "heatmap": heatmap_figure}
+
+
+def figure(section: SweepSection, wide: pd.DataFrame) -> Figure | None:
+    """The section's chart as a figure (None for ``chart = "none"``)."""
+    draw = DRAW.get(section.chart)
+    return None if draw is None else draw(section, wide)
+
+
+def chart(section: SweepSection, wide: pd.DataFrame) -> bytes | None:
+    """The section's chart as PNG bytes (None for ``chart = "none"``)."""
+    fig = figure(section, wide)
+    return None if fig is None else png(fig)
+
+
+def line_chart(section: SweepSection, wide: pd.DataFrame) -> bytes:
+    return png(line_figure(section, wide))
+
+
+def stacked_chart(section: SweepSection, wide: pd.DataFrame) -> bytes:
+    return png(stacked_figure(section, wide))
+
+
+def heatmap_chart(section: SweepSection, wide: pd.DataFrame) -> bytes:
+    return png(heatmap_figure(section, wide))
+
+
+# -- validation -----------------------------------------------------------------------------
+def validation_figure(
     title: str,
     labels: Sequence[str],
     exact: np.ndarray,
@@ -262,26 +380,33 @@ def validation_chart(
     se: np.ndarray,
     z: np.ndarray,
     trials: int,
-) -> bytes:
+) -> Figure:
     """Exact outcome probabilities (bars) beside the simulated ones (±2 SE), and the
     outcomes' z-scores from the validation."""
-    fig = Figure(figsize=(10, 3.8), layout="constrained")
+    fig = Figure(figsize=(9, 3.2), layout="constrained")
     left, right = fig.subplots(1, 2, width_ratios=(3, 2))
     pos = np.arange(len(labels))
-    left.bar(pos, exact, color="#9ecae1", label="exact")
+    names = [lab.replace("_", " ") for lab in labels]
+    left.bar(pos, exact, color="#bcd3e6", label="exact")
     left.errorbar(
         pos, simulated, yerr=2 * se, fmt="o", ms=3, color="black", capsize=3, label="simulated ± 2 SE"
     )
-    left.set_xticks(pos, labels, rotation=30, ha="right", fontsize="small")
+    left.set_xticks(pos, names, rotation=30, ha="right", fontsize="small")
     left.set_ylabel("probability")
-    left.legend(fontsize="small")
-    # an impossible outcome that was observed has z = inf: draw it at the axis edge, red
+    left.legend(fontsize="small", loc="upper left", frameon=False)
+    # an impossible outcome that was observed has z = inf: draw it at the axis edge, warm
     z = np.clip(np.asarray(z, dtype=float), -10, 10)
-    right.bar(pos, z, color=["#d62728" if abs(v) > 4 else "#7f7f7f" for v in z])
+    warm = style.outcome_colors(("critfail",))["critfail"]
+    right.bar(pos, z, color=[warm if abs(v) > 4 else style.NEUTRAL for v in z])
     for level in (-2, 2):
         right.axhline(level, color="black", lw=0.6, ls="--")
     right.axhline(0, color="black", lw=0.6)
-    right.set_xticks(pos, labels, rotation=30, ha="right", fontsize="small")
-    right.set_ylabel("z (simulated − exact) / sd")
-    fig.suptitle(f"{title} (exact vs simulated, {trials:,} trials)")
-    return png(fig)
+    right.set_xticks(pos, names, rotation=30, ha="right", fontsize="small")
+    right.set_ylabel("z = (simulated − exact) / SE")
+    fig.suptitle(f"{title} (exact vs simulated, {trials:,} trials)", fontsize="medium")
+    return fig
+
+
+def validation_chart(*args: Any, **kwargs: Any) -> bytes:
+    """:func:`validation_figure` as PNG bytes."""
+    return png(validation_figure(*args, **kwargs))

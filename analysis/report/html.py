@@ -12,7 +12,16 @@ from __future__ import annotations
 import base64
 from html import escape
 
-from critlab.analysis.report.doc import Contents, Document, Figure, Heading, Paragraph, Table
+from critlab.analysis.report.doc import (
+    Contents,
+    Details,
+    Document,
+    Figure,
+    Findings,
+    Heading,
+    Paragraph,
+    Table,
+)
 
 CSS = """
 :root { color-scheme: light; }
@@ -26,7 +35,15 @@ p.ok, p.fail { font-weight: 600; padding: .5rem .75rem; border-radius: 4px; }
 p.ok { background: #e6f4ea; border-left: 4px solid #1e8e3e; }
 p.fail { background: #fdecea; border-left: 4px solid #d93025; }
 p.meta, p.note, figcaption, caption { color: #444; font-size: .9rem; }
-figure { margin: 1rem 0; }
+p.lead { font-size: 1.02rem; margin: .4rem 0 .6rem; }
+ul.findings { padding-left: 1.2rem; }
+ul.findings li { margin: .35rem 0; }
+ul.findings a { white-space: nowrap; font-size: .9rem; }
+details { margin: .5rem 0; border: 1px solid #e2e2e2; border-radius: 4px; padding: .3rem .6rem; }
+details > summary { cursor: pointer; color: #2a4d69; font-size: .9rem; }
+details[open] > summary { margin-bottom: .4rem; }
+a.csv { font-size: .85rem; }
+figure { margin: .6rem 0; }
 img { max-width: 100%; height: auto; display: block; }
 .scroll { overflow-x: auto; margin: .75rem 0; }
 table { border-collapse: collapse; font-size: .85rem; font-variant-numeric: tabular-nums; }
@@ -36,6 +53,9 @@ th { background: #f3f3f3; }
 td.l, th.l { text-align: left; }
 td.l { white-space: normal; overflow-wrap: anywhere; }
 nav ol { padding-left: 1.4rem; }
+nav ol ol { padding-left: 0; margin: .1rem 0 .3rem; font-size: .9rem; }
+nav ol ol li { display: inline; }
+nav ol ol li + li::before { content: " · "; color: #888; }
 @media (max-width: 40rem) { body { font-size: 15px; } main { padding: .5rem; } }
 @media print {
   body { font-size: 10pt; }
@@ -43,6 +63,7 @@ nav ol { padding-left: 1.4rem; }
   nav { break-after: page; }
   h2, h3 { break-after: avoid; }
   figure, table, p.ok, p.fail { break-inside: avoid; }
+  details > summary { display: none; }
   .scroll { overflow: visible; }
   a { color: inherit; text-decoration: none; }
 }
@@ -74,7 +95,8 @@ def _table(t: Table) -> str:
 
     head = "".join(cell("th", i, h) for i, h in enumerate(t.header))
     body = "".join("<tr>" + "".join(cell("td", i, c) for i, c in enumerate(row)) + "</tr>" for row in t.rows)
-    caption = f"<caption>{escape(t.caption)}</caption>" if t.caption else ""
+    link = f' <a class="csv" href="{escape(t.csv)}">full table (CSV)</a>' if t.csv else ""
+    caption = f"<caption>{escape(t.caption)}{link}</caption>" if t.caption or link else ""
     table = f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     return f'<div class="scroll">{table}</div>'
 
@@ -93,6 +115,14 @@ def _block(doc: Document, b) -> str:
         )
     if isinstance(b, Table):
         return _table(b)
+    if isinstance(b, Details):
+        inner = "\n".join(_block(doc, x) for x in b.blocks)
+        return f"<details><summary>{escape(b.summary)}</summary>\n{inner}\n</details>"
+    if isinstance(b, Findings):
+        items = "".join(
+            f'<li>{escape(text)} <a href="#{escape(anchor)}">→ section</a></li>' for text, anchor in b.items
+        )
+        return f'<ul class="findings">{items}</ul>'
     if isinstance(b, Contents):
         return _contents(doc)
     raise TypeError(f"unknown report block {b!r}")

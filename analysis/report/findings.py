@@ -1,0 +1,355 @@
+"""What a section says, in a designer's words: sentences computed from its numbers.
+
+Every sweep section opens with one or two sentences read off its wide table (one row
+per grid point), never written by hand:
+
+- a **comparison** when the configuration asks for one (``lead = { axis = "crit_range",
+  from = 1, to = 2, at = { weapon = "sword" } }``): "Crit range 2 instead of 1 adds +0.21
+  expected damage for the sword (+9% relative; 2.31 → 2.52)."; a probability is said as
+  "… makes minor critical 2.1× as likely (4.5% → 9.5%)" or "cuts P(mort) from 15% to 2%";
+- a sentence from the section's shape: how the first plotted quantity moves along the x
+  axis (and which series ends highest), the range of a heatmap, the outcome that moves
+  most in stacked shares, the extremes over a list of choices.
+
+Sections marked ``headline = true`` give the page's "What this report says" list its
+items (their first sentence, linked to the section); without any marked, the first
+sweep section of each system does.
+
+>>> pct(0.0975), pct(0.0025), pct(0.152), num(0.2134), signed(0.2134), ratio(2.125)
+('9.75%', '0.25%', '15.2%', '0.213', '+0.213', '2.1×')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from critlab.analysis.report.config import Axis, SweepSection
+from critlab.analysis.report.doc import fmt_value
+from critlab.analysis.report.tables import NOISE, is_probability
+
+LEAD_KEYS = ("axis", "from", "to", "at", "quantity")
+
+
+# -- numbers in words ------------------------------------------------------------------------
+def pct(p: float) -> str:
+    """A probability as a percentage of three significant digits."""
+    v = 100.0 * p
+    if v == 0:
+        return "0%"
+    if abs(v) < 0.001:
+        return "< 0.001%"
+    return f"{v:.3g}%"
+
+
+def num(x: float) -> str:
+    """An amount to three significant digits, in fixed notation."""
+    if abs(x) < NOISE:
+        return "0"
+    digits = max(0, 2 - math.floor(math.log10(abs(x))))
+    return f"{x:.{min(digits, 6)}f}"
+
+
+def signed(x: float) -> str:
+    text = num(x)
+    return text if text.startswith("-") else "+" + text
+
+
+def ratio(r: float) -> str:
+    return f"{r:.1f}×" if r < 10 else f"{r:.0f}×"
+
+
+def _relative(d: float, a: float) -> str:
+    r = 100.0 * d / a
+    return f"{r:+.0f}%" if abs(r) >= 1 else f"{r:+.1f}%"
+
+
+# -- names in words --------------------------------------------------------------------------
+def _spec_cls(section: SweepSection) -> Any:
+    return type(next(iter(section.base_specs.values())))
+
+
+def axis_words(section: SweepSection, axis: Axis) -> str:
+    """An axis as a sentence names it: the x label up to its parenthesis, else the
+    declared label (``sm`` → "SM")."""
+    from critlab.analysis.style import axis_label
+
+    if section.axes and axis is section.axes[0] and section.x_label:
+        return section.x_label.split(" (")[0]
+    return axis_label(axis.name, _spec_cls(section))
+
+
+def is_prob(section: SweepSection, q: str) -> bool:
+    return q in section.outcomes or q == section.label or is_probability(q)
+
+
+def quantity_words(section: SweepSection, q: str) -> str:
+    """``minor_critical`` → "minor critical", ``p_down`` → "down", ``P(serious or worse)``
+    → "serious or worse", ``expected_damage`` → "expected damage"."""
+    from critlab.analysis.style import axis_label
+
+    if q.startswith("P(") and q.endswith(")"):
+        return q[2:-1]
+    if q.startswith("p_"):
+        return q[2:].replace("_", " ")
+    if q in section.outcomes:
+        words = q.replace("_", " ")
+        # a contest's sides: a_wins -> "A wins"
+        return words[0].upper() + words[1:] if q[:2] in ("a_", "b_") else words
+    return axis_label(q, _spec_cls(section))
+
+
+def value_words(section: SweepSection, q: str, x: float) -> str:
+    return pct(x) if is_prob(section, q) else num(x)
+
+
+def _where(section: SweepSection, fixed: Mapping[str, Any], skip: tuple[str, ...] = ()) -> str:
+    """ " for the sword, at SM 0" for the axes held fixed (those in ``skip`` left out)."""
+    variant, at, with_ = [], [], []
+    for axis in section.axes:
+        if axis.name in skip or axis.name not in fixed or len(axis.values) < 2:
+            continue
+        value = fmt_value(fixed[axis.name])
+        if axis.variant:
+            variant.append(f"for the {value}")
+        elif axis.name == "mode":
+            with_.append(f"in {value} mode")
+        elif isinstance(fixed[axis.name], str):
+            with_.append(f"with {axis_words(section, axis)} {value}")
+        else:
+            at.append(f"{axis_words(section, axis)} {value}")
+    parts = [*variant, *(["at " + " and ".join(at)] if at else []), *with_]
+    return (" " + ", ".join(parts)) if parts else ""
+
+
+# -- picking rows ----------------------------------------------------------------------------
+def base_value(section: SweepSection, axis: Axis) -> Any:
+    """The axis value a sentence reads when it does not vary it: the parameter's
+    default when the axis holds it (crit range 1, armour 0, mode lethal), else the
+    axis's first value; a variant set's first variant."""
+    if axis.variant:
+        return axis.values[0]
+    fields = {f.name: f.default for f in dataclasses.fields(_spec_cls(section))}
+    default = fields.get(axis.name)
+    return default if default in axis.values else axis.values[0]
+
+
+def _rows(section: SweepSection, wide: pd.DataFrame, fixed: Mapping[str, Any]) -> pd.DataFrame:
+    d = wide
+    for name, value in fixed.items():
+        d = d[d[name] == value]
+    return d
+
+
+def _fixed(section: SweepSection, vary: tuple[str, ...], at: Mapping[str, Any] | None = None) -> dict:
+    at = dict(at or {})
+    return {a.name: at.get(a.name, base_value(section, a)) for a in section.axes if a.name not in vary}
+
+
+# -- the configured comparison ---------------------------------------------------------------
+def check_lead(section: SweepSection, lead: Mapping[str, Any]) -> str:
+    """What is wrong with a ``lead`` table ("" when nothing): an unknown key, an axis
+    the section does not sweep, a value not on that axis, a quantity it does not plot."""
+    unknown = [k for k in lead if k not in LEAD_KEYS]
+    if unknown:
+        return f"unknown key {unknown[0]!r}; lead takes {', '.join(LEAD_KEYS)}"
+    axes = {a.name: a for a in section.axes}
+    name = lead.get("axis")
+    if name not in axes:
+        return f"axis must be one of the section's axes ({', '.join(axes) or 'none'}), got {name!r}"
+    for key in ("from", "to"):
+        if lead.get(key) not in axes[name].values:
+            return f"{key} must be a value of {name} ({', '.join(map(fmt_value, axes[name].values))})"
+    at = lead.get("at", {})
+    if not isinstance(at, Mapping):
+        return "at must be a table of axis = value"
+    for k, v in at.items():
+        if k not in axes or k == name or v not in axes[k].values:
+            return f"at.{k} must be another axis of the section at one of its values"
+    q = lead.get("quantity", section.plotted[0] if section.plotted else None)
+    if q not in (*section.plotted, *section.outcomes, *section.metrics):
+        return f"quantity must be one the section shows ({', '.join(section.plotted)}), got {q!r}"
+    return ""
+
+
+def compare_sentence(section: SweepSection, wide: pd.DataFrame, lead: Mapping[str, Any]) -> str:
+    """The configured comparison: the quantity at ``to`` against ``from`` on ``axis``."""
+    axis = next(a for a in section.axes if a.name == lead["axis"])
+    q = lead.get("quantity", section.plotted[0])
+    fixed = _fixed(section, (axis.name,), lead.get("at"))
+    rows = _rows(section, wide, fixed).set_index(axis.name)[q]
+    a, b = float(rows.loc[lead["from"]]), float(rows.loc[lead["to"]])
+    subject = _subject(section, axis, lead["from"], lead["to"])
+    return f"{subject} {effect(section, q, a, b)}{_where(section, fixed)}."
+
+
+def _subject(section: SweepSection, axis: Axis, frm: Any, to: Any) -> str:
+    words = axis_words(section, axis)
+    if isinstance(to, str):
+        return f"{fmt_value(to).capitalize()} {words} instead of {fmt_value(frm)}"
+    return f"{words[0].upper()}{words[1:]} {fmt_value(to)} instead of {fmt_value(frm)}"
+
+
+def effect(section: SweepSection, q: str, a: float, b: float) -> str:
+    """How ``q`` moves from ``a`` to ``b``, said as a designer would."""
+    words = quantity_words(section, q)
+    a, b = (0.0 if abs(v) < NOISE else v for v in (a, b))
+    if is_prob(section, q):
+        if a == b:
+            return f"leaves P({words}) at {pct(a)}"
+        if b > a:
+            if a == 0:
+                return f"makes {words} possible ({pct(b)}, from never)"
+            if b / a >= 1.5:
+                return f"makes {words} {ratio(b / a)} as likely ({pct(a)} → {pct(b)})"
+            return f"raises P({words}) from {pct(a)} to {pct(b)}"
+        if b == 0:
+            return f"rules out {words} (from {pct(a)})"
+        return f"cuts P({words}) from {pct(a)} to {pct(b)}"
+    d = b - a
+    if d == 0:
+        return f"leaves {words} at {num(a)}"
+    rel = f"{_relative(d, a)} relative; " if a else ""
+    if d > 0:
+        return f"adds {signed(d)} {words} ({rel}{num(a)} → {num(b)})"
+    return f"takes {num(-d)} off {words} ({rel}{num(a)} → {num(b)})"
+
+
+# -- the shape's sentence --------------------------------------------------------------------
+def numeric_axis(axis: Axis) -> bool:
+    return not axis.variant and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in axis.values
+    )
+
+
+def shape_sentence(section: SweepSection, wide: pd.DataFrame) -> str:
+    """One sentence from the section's shape (see the module docstring); "" when the
+    section has no axis to read along."""
+    if not section.axes or not section.plotted or wide.empty:
+        return ""
+    if section.chart == "heatmap" and len(section.axes) >= 2:
+        return _range_sentence(section, wide)
+    if section.chart == "stacked":
+        return _stacked_sentence(section, wide)
+    return _along_sentence(section, wide)
+
+
+def _along_sentence(section: SweepSection, wide: pd.DataFrame) -> str:
+    x = section.axes[0]
+    q = section.plotted[0]
+    words = quantity_words(section, q)
+    label = (
+        "P(" + words + ")"
+        if is_prob(section, q) and not q.startswith("P(")
+        else q
+        if q.startswith("P(")
+        else words
+    )
+    label = label[0].upper() + label[1:]
+    fixed = _fixed(section, (x.name,))
+    line = _rows(section, wide, fixed).set_index(x.name)[q].astype(float)
+    line = line.reindex([v for v in x.values if v in line.index])
+    if line.empty:
+        return ""
+    show = lambda v: value_words(section, q, v)  # noqa: E731
+    xw = axis_words(section, x)
+    if not numeric_axis(x):
+        hi, lo = line.idxmax(), line.idxmin()
+        if line[hi] == line[lo]:
+            return f"{label} is {show(line[hi])} for every {xw}{_where(section, fixed)}."
+        return (
+            f"{label} is highest for {fmt_value(hi)} ({show(line[hi])}) and lowest for "
+            f"{fmt_value(lo)} ({show(line[lo])}){_where(section, fixed)}."
+        )
+    first, last = line.index[0], line.index[-1]
+    a, b = float(line.iloc[0]), float(line.iloc[-1])
+    peak = line.idxmax()
+    if peak not in (first, last) and line[peak] > max(a, b) * 1.05:
+        move = f"peaks at {show(line[peak])} at {xw} {fmt_value(peak)} (from {show(a)} at {fmt_value(first)})"
+    elif abs(b - a) < NOISE:
+        move = f"stays at {show(a)} from {xw} {fmt_value(first)} to {fmt_value(last)}"
+    else:
+        verb = "rises" if b > a else "falls"
+        move = f"{verb} from {show(a)} at {xw} {fmt_value(first)} to {show(b)} at {fmt_value(last)}"
+    text = f"{label} {move}{_where(section, fixed)}"
+    series = section.axes[1] if len(section.axes) > 1 else None
+    if series is not None and len(series.values) > 1:
+        keep = {k: v for k, v in fixed.items() if k != series.name}
+        ends = _rows(section, wide, {**keep, x.name: last}).set_index(series.name)[q].astype(float)
+        if len(ends) > 1 and ends.max() - ends.min() > NOISE:
+            hi, lo = ends.idxmax(), ends.idxmin()
+            sw = "the " if series.variant else f"{axis_words(section, series)} "
+            text += (
+                f"; at {xw} {fmt_value(last)} it is highest for {sw}{fmt_value(hi)} "
+                f"({show(ends[hi])}) and lowest for {sw}{fmt_value(lo)} ({show(ends[lo])})"
+            )
+    return text + "."
+
+
+def _range_sentence(section: SweepSection, wide: pd.DataFrame) -> str:
+    x, y = section.axes[0], section.axes[1]
+    q = section.plotted[0]
+    fixed = _fixed(section, (x.name, y.name))
+    d = _rows(section, wide, fixed)
+    values = d[q].astype(float).to_numpy()
+    if not np.isfinite(values).any():
+        return ""
+    i, j = int(np.nanargmin(values)), int(np.nanargmax(values))
+    lo, hi = d.iloc[i], d.iloc[j]
+    words = quantity_words(section, q)
+    label = q if q.startswith("P(") else f"P({words})" if is_prob(section, q) else words
+    label = label[0].upper() + label[1:]
+
+    def at(r: pd.Series) -> str:
+        xs, ys = axis_words(section, x), axis_words(section, y)
+        return f"{xs} {fmt_value(r[x.name])}, {ys} {fmt_value(r[y.name])}"
+
+    show = lambda v: value_words(section, q, v)  # noqa: E731
+    return (
+        f"{label} ranges from {show(lo[q])} ({at(lo)}) to {show(hi[q])} ({at(hi)}){_where(section, fixed)}."
+    )
+
+
+def _stacked_sentence(section: SweepSection, wide: pd.DataFrame) -> str:
+    x = section.axes[0]
+    fixed = _fixed(section, (x.name,))
+    d = _rows(section, wide, fixed).set_index(x.name)
+    d = d.reindex([v for v in x.values if v in d.index])
+    if len(d) < 2:
+        return ""
+    first, last = d.index[0], d.index[-1]
+    moves = {lab: float(d.loc[last, lab]) - float(d.loc[first, lab]) for lab in section.outcomes}
+    lab = max(moves, key=lambda k: abs(moves[k]))
+    xw = axis_words(section, x)
+    return (
+        f"From {xw} {fmt_value(first)} to {fmt_value(last)}, {lab.replace('_', ' ')} moves most: "
+        f"{pct(float(d.loc[first, lab]))} → {pct(float(d.loc[last, lab]))}{_where(section, fixed)}."
+    )
+
+
+def section_lead(section: SweepSection, wide: pd.DataFrame) -> list[str]:
+    """The section's opening sentences: its comparison (if configured), then its shape's."""
+    out = []
+    lead = getattr(section, "lead", None)
+    if lead:
+        out.append(compare_sentence(section, wide, lead))
+    shape = shape_sentence(section, wide)
+    if shape:
+        out.append(shape)
+    return out[:2]
+
+
+def headlines(infos: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """The "What this report says" items: ``(sentence, anchor)`` of the sections marked
+    ``headline`` (else of each system's first sweep section), in page order."""
+    sweeps = [i for i in infos if i.get("lead")]
+    marked = [i for i in sweeps if i.get("headline")]
+    if not marked:
+        seen: set[str] = set()
+        marked = [i for i in sweeps if not (i["system"] in seen or seen.add(i["system"]))]
+    return [(i["lead"][0], i["anchor"]) for i in marked]
