@@ -242,7 +242,13 @@ class Param:
     def describe_when(self) -> str:
         if not self.when:
             return ""
-        parts = [f"{k} {'/'.join(str(v) for v in vals)}" for k, vals in self.when.items()]
+        parts = []
+        for k, vals in self.when.items():
+            if tuple(vals) == (None,):
+                parts.append(f"{k} is not given")
+            else:
+                shown = "/".join(str(v).lower() if isinstance(v, bool) else str(v) for v in vals)
+                parts.append(f"{k} is {shown}")
         return "used when " + " and ".join(parts)
 
 
