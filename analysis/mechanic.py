@@ -68,10 +68,10 @@ from critlab.analysis.spec import Spec, SpecError
 from critlab.analysis.systems.base import RuleSystem
 from critlab.kernels.mechanic import MAX_INPUTS
 
-# Names the command line or the results already use for something else.
+# Names the command line's options or a spec's own attributes already use.
 RESERVED = frozenset(
-    "trials seed threads alpha json scheduler no_progress help system command hp attacks_per_round "
-    "max_rounds vary target_value top".split()
+    "trials seed threads alpha json scheduler no_progress help version hp attacks_per_round max_rounds "
+    "vary top system rule_system params replace unused validate".split()
 )
 KINDS = (Int, Bool, Choice, Dice)
 
@@ -281,7 +281,9 @@ def _declare(fn, labels, inputs, values, params, title) -> Mechanic:
         raise MechanicError(f"{fn.__qualname__}: declare 1..{MAX_INPUTS} inputs, got {len(inputs)}")
     for name in params:
         if name in RESERVED:
-            raise MechanicError(f"parameter {name!r} is a name the command line uses; choose another")
+            raise MechanicError(
+                f"parameter {name!r} is a name the command line or a spec already uses; choose another"
+            )
     fields = {name: _declare_param(name, given) for name, given in params.items()}
     for name, template in inputs.items():
         if not isinstance(template, str):

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from critlab.analysis.cli import main
-from critlab.analysis.mechanic import Int, Mechanic, mechanic, param
+from critlab.analysis.mechanic import Bool, Int, Mechanic, mechanic, param
 from critlab.analysis.sweep import sweep
 from critlab.analysis.systems import get_system
 from critlab.analysis.validate import validate
@@ -208,3 +208,72 @@ def test_a_spec_is_checked_like_a_built_in(capsys):
     assert err == "critlab: error: parameter trait = 3: must be an integer in 4..12\n"
     code, out, err = run(capsys, "exact", SAVAGE, "--help")
     assert code == 0 and "sides of the trait die" in out and "--target" in out
+
+
+@mechanic(
+    labels=("miss", "hit"),
+    params={
+        "target": param(4, Int(1, 7), "the face to reach"),
+        "reroll_ones": param(False, Bool(), "a 1 is rolled again, once"),
+    },
+    inputs={"die": "1d6", "again": "1d6"},
+)
+def d6_test(die, again, *, target, reroll_ones):
+    face = again if reroll_ones and die == 1 else die
+    return 1 if face >= target else 0  # labels as indices
+
+
+def test_a_mechanic_without_values_and_with_a_bool_parameter():
+    spec = d6_test.make_spec(target=5, reroll_ones=True)
+    ex = d6_test.exact(spec)
+    assert ex.outcomes["hit"] == pytest.approx(2 / 6 + 1 / 6 * 2 / 6, abs=1e-15)
+    assert ex.distributions == {} and ex.metrics == {"tail": 0.0}
+    sim = d6_test.simulate(spec, trials=50_000, seed=2, progress=False)
+    assert validate(ex, sim).passed and sim.to_json()["distributions"] == {}
+    assert d6_test.exact(d6_test.make_spec(target=5)).outcomes["hit"] == pytest.approx(2 / 6, abs=1e-15)
+    df = sweep(spec, simulate=True, trials=20_000, seed=3, target=[2, 6])
+    outcomes = df[df.kind == "outcome"]
+    assert set(df.columns) >= {"target", "exact", "simulated", "z"} and (outcomes.z.abs() < 5).all()
+
+
+def test_drivers_fall_back_to_calling_the_rule_when_inlining_fails(monkeypatch):
+    from numba.core.errors import TypingError
+
+    from critlab.analysis.mechanic_compile import run_driver
+
+    compiled = two_dice.rule.compiled((7,))
+    real = compiled.kernels
+
+    class Refuses:
+        def __getattr__(self, name):
+            def fail(*args):
+                raise TypingError("cannot inline")
+
+            return fail
+
+    compiled.kernels, compiled.fell_back = Refuses(), False
+    try:
+        sizes = np.array([6, 6]), np.zeros(2, np.int64)
+        args = (0, (7,), np.array([0, 6]), sizes[0], np.tile(np.arange(1, 7), 2), np.full(12, 1 / 6))
+        label_p, cut, counts = np.zeros((2, 2)), np.zeros((2, 1)), np.zeros(3, np.int64)
+        vmin, vmax = np.full(1, 99, np.int64), np.full(1, -99, np.int64)
+        rest = (np.zeros(2), label_p, vmin, vmax, np.zeros(1, np.int64), np.zeros((2, 1)), cut, counts)
+        run_driver(two_dice.rule.fn, compiled, "explore", *args, *rest, np.zeros(3, np.int64))
+        assert compiled.fell_back and (label_p[0] + label_p[1]).tolist() == pytest.approx([15 / 36, 21 / 36])
+    finally:
+        compiled.kernels, compiled.fell_back = real, False
+
+
+def test_a_mechanic_on_a_dask_cluster_gives_the_local_counts():
+    distributed = pytest.importorskip("distributed")
+    m = get_system(BLADES)
+    spec = m.make_spec(dice=4)
+    local = m.simulate(spec, trials=600_000, seed=21, threads=1, progress=False)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        remote = m.simulate(spec, trials=600_000, seed=21, progress=False, client=client)
+    assert remote.to_json() == local.to_json()

@@ -146,7 +146,7 @@ def test_declaration_errors_are_one_line():
         (unknown, {}, "argument 'mystery' is neither an input"),
         (defaults, {"params": {"target": 4}}, "give parameter defaults in params"),
         (wrong_label, {}, "returns label 'maybe', which is not one of no, yes"),
-        (ok, {"params": {"trials": 4}}, "parameter 'trials' is a name the command line uses"),
+        (ok, {"params": {"trials": 4}}, "parameter 'trials' is a name the command line"),
         (
             ok,
             {"params": {"target": 4}, "inputs": {"die": "1d{sides}"}},
