@@ -43,6 +43,15 @@ ANNOTATE_PT = 9
 ORDINAL_SYSTEMS = ("severity",)
 
 
+def _figure(**kwargs: Any) -> Figure:
+    """A figure with its own Agg canvas (no pyplot state), so it can be drawn and measured."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = Figure(**kwargs)
+    FigureCanvasAgg(fig)
+    return fig
+
+
 def png(fig: Figure) -> bytes:
     """The figure as PNG bytes (no software stamp, so equal figures give equal bytes)."""
     buf = io.BytesIO()
@@ -172,7 +181,7 @@ def line_figure(section: SweepSection, wide: pd.DataFrame) -> Figure:
     qcolours = quantity_palette(section, section.plotted)
     scolours = series_palette(series) if series else {}
     width = {1: 7.5, 2: 10.0}.get(ncols, 11.5)
-    fig = Figure(figsize=(width, 3.1 * math.ceil(len(panels) / ncols) + 0.5), layout="constrained")
+    fig = _figure(figsize=(width, 3.1 * math.ceil(len(panels) / ncols) + 0.5), layout="constrained")
     axs = _grid(fig, len(panels), ncols=ncols, sharey=len(groups) == 1)
     for (f, group), ax in zip(panels, axs, strict=True):
         sub = _select(wide, facet, f)
@@ -227,7 +236,7 @@ def stacked_figure(section: SweepSection, wide: pd.DataFrame) -> Figure:
     rvals = list(rows_axis.values) if rows_axis else [None]
     cvals = list(cols_axis.values) if cols_axis else [None]
     width = min(11.0, max(6.5, 3.0 * len(cvals) + 1.8))
-    fig = Figure(figsize=(width, 1.6 * len(rvals) + 1.1), layout="constrained")
+    fig = _figure(figsize=(width, 1.6 * len(rvals) + 1.1), layout="constrained")
     axs = fig.subplots(len(rvals), len(cvals), squeeze=False, sharex=True, sharey=True)
     colours = outcome_palette(section, section.outcomes)
     for i, r in enumerate(rvals):
@@ -273,12 +282,12 @@ def heatmap_figure(section: SweepSection, wide: pd.DataFrame) -> Figure:
     facet = section.axes[2] if len(section.axes) > 2 else None
     panels = [(q, f) for q in section.plotted for f in (facet.values if facet else [None])]
     ncols = min(3, len(panels))
-    size = {1: 6.5, 2: 5.0}.get(ncols, 3.9)
-    height = (size - 1.0) * math.ceil(len(panels) / ncols) + 0.5
-    fig = Figure(figsize=(size * ncols, height), layout="constrained")
+    size = {1: 6.2, 2: 5.0}.get(ncols, 3.9)
+    height = (size - 1.3) * math.ceil(len(panels) / ncols) + 0.5
+    fig = _figure(figsize=(size * ncols, height), layout="constrained")
     # a cell's size in points: the panel less its labels and colour bar, over the cells
     cell_w = (size - 1.9) * 72 / len(x.values)
-    cell_h = (size - 2.0) * 72 / len(y.values)
+    cell_h = (size - 2.3) * 72 / len(y.values)
     for (q, f), ax in zip(panels, _grid(fig, len(panels), ncols=ncols), strict=True):
         d = _select(wide, facet, f)
         m = matrix(d, x, y, q)
@@ -383,7 +392,7 @@ def validation_figure(
 ) -> Figure:
     """Exact outcome probabilities (bars) beside the simulated ones (±2 SE), and the
     outcomes' z-scores from the validation."""
-    fig = Figure(figsize=(9, 3.2), layout="constrained")
+    fig = _figure(figsize=(9, 3.2), layout="constrained")
     left, right = fig.subplots(1, 2, width_ratios=(3, 2))
     pos = np.arange(len(labels))
     names = [lab.replace("_", " ") for lab in labels]

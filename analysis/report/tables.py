@@ -145,6 +145,9 @@ def _pivot_tables(
     from critlab.analysis.report.figures import matrix
 
     x, y = section.axes[0], section.axes[1]
+    stride = math.ceil(len(x.values) / MAX_ROWS)
+    xs = [*x.values[::stride], *([x.values[-1]] if (len(x.values) - 1) % stride else [])]
+    thinned = f"; every {_ordinal(stride)} {x.name}" if stride > 1 else ""
     tables = []
     for q in columns:
         show = column_format(wide[q].tolist(), probability=_quantity_is_probability(section, q))
@@ -154,13 +157,14 @@ def _pivot_tables(
             rows = [
                 [fmt_value(xv), *(show(m[j, i]) for j in range(len(y.values)))]
                 for i, xv in enumerate(x.values)
+                if xv in xs
             ]
             where = "" if f is None else f", {section.axes[2].name} = {fmt_value(f)}"
             tables.append(
                 Table(
                     header=[f"{x.name} ↓ {y.name} →", *(fmt_value(v) for v in y.values)],
                     rows=rows,
-                    caption=f"{q}{where} (exact).",
+                    caption=f"{q}{where} (exact{thinned}).",
                     csv=csv,
                 )
             )
