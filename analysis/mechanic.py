@@ -305,6 +305,7 @@ def _declare(fn, labels, inputs, values, params, title) -> Mechanic:
         kw_only=True,
         namespace={"system": name, "__doc__": f"The parameters of the mechanic {name}."},
     )
+    spec_cls.__module__, spec_cls.__qualname__ = fn.__module__, f"{fn.__qualname__}.Spec"
     doc = (fn.__doc__ or "").strip().splitlines()
     system = Mechanic(
         name=name,

@@ -42,8 +42,11 @@ def supports(rule: Any, spec: Spec) -> list[tuple[str, np.ndarray, np.ndarray, f
     """``(text, values, probabilities, tail)`` of each input for ``spec``: its support
     (values of positive probability, in order) and the mass cut off into its tail."""
     out = []
-    for text in rule.input_texts(spec):
-        d = parse(text).dist()
+    for name, text in zip(rule.inputs, rule.input_texts(spec), strict=True):
+        try:
+            d = parse(text).dist()
+        except ValueError as exc:  # e.g. a pool too large to compute exactly: it still simulates
+            raise ExactTooLarge(f"{rule.name}: input {name} = {text!r}: {exc}; simulate it instead") from None
         keep = d.probs > 0
         out.append((text, d.values[keep], d.probs[keep], d.tail))
     return out

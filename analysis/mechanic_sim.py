@@ -111,7 +111,7 @@ def simulate(
         except (TypeError, ValueError):
             allowed = "must be a non-negative integer, a numpy Generator or SeedSequence, or none"
             raise SpecError("seed", seed, allowed) from None
-        hists = pilot_ranges(rule, spec, args, seed)
+        hists = pilot_ranges(rule, spec, args, seed) if rule.values else {}
     counters = (*(f"{name}_sum" for name in rule.values), OUT_OF_RANGE)
     layout = Layout(rule.labels, hists, counters=counters)
     block = MechanicBlock(mechanic, layout.array, args)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from critlab.analysis.params import Int, declared
+from critlab.analysis.params import Bool, Int, declared
 from critlab.analysis.spec import Spec
 
 
@@ -22,7 +22,7 @@ def _axis_values(spec: Spec, name: str) -> list[Any]:
     choices = getattr(kind, "choices", None)
     if choices:
         return list(choices)
-    if type(kind).__name__ == "Bool":
+    if isinstance(kind, Bool):
         return [False, True]
     raise ValueError(f"parameter {name} is not an integer, choice or bool: give values=...")
 
