@@ -28,7 +28,7 @@ import pandas as pd
 
 from critlab.analysis.report import figures, findings, sweeps, tables, validation
 from critlab.analysis.report.config import ReportConfig, SweepSection, SystemBlock, ValidationSection
-from critlab.analysis.report.doc import Details, Figure, Heading, Paragraph, Table, fmt, fmt_value
+from critlab.analysis.report.doc import Details, Figure, Heading, Paragraph, Table, fmt, fmt_value, slug
 from critlab.analysis.results import SimResult
 from critlab.analysis.spec import Spec
 from critlab.analysis.sweep import point_seeds, sweep
@@ -67,7 +67,7 @@ def _num(x: Any) -> float | None:
 
 
 def anchor(system: str, section_id: str = "") -> str:
-    return f"{system}--{section_id}" if section_id else f"sys-{system}"
+    return f"{slug(system)}--{section_id}" if section_id else f"sys-{slug(system)}"
 
 
 # -- sweeps -----------------------------------------------------------------------------
@@ -172,7 +172,7 @@ def sweep_section(section: SweepSection, say: Progress) -> SectionOutput:
     tidy = run_sweep(section)
     wide = wide_table(section, tidy)
     out = SectionOutput()
-    stem = f"{section.system}--{section.id}"
+    stem = f"{slug(section.system)}--{section.id}"
     out.blocks.append(Heading(3, section.title, anchor(section.system, section.id)))
     lead = findings.section_lead(section, wide)  # what the numbers say, computed
     if lead:
@@ -278,7 +278,7 @@ def validation_section(
     )
     v = validate(exact, sim, alpha=cfg.alpha)
     out = SectionOutput()
-    stem = f"{section.system}--{section.id}"
+    stem = f"{slug(section.system)}--{section.id}"
     verdict = "Passed" if v.passed else "FAILED"
     out.blocks.append(Heading(3, f"{section.title}", anchor(section.system, section.id)))
     z_outcomes = validation.validation_output(section, cfg, exact, sim, v, metric_se, trials, vseed, out)

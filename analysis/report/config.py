@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from critlab.analysis.mechanic_load import resolve_from
 from critlab.analysis.report.checks import Check, parse_checks
 from critlab.analysis.report.reading import (
     NAME,
@@ -410,6 +411,11 @@ def parse_config(data: dict[str, Any], file: str, *, sha256: str = "") -> Report
     blocks = []
     for sys_name, block in systems_table.items():
         key = f"systems.{sys_name}"
+        if sys_name not in installed and ":" in sys_name:  # a designer's mechanic, rules.py:function
+            try:
+                installed[sys_name] = resolve_from(sys_name, Path(file).parent)
+            except ValueError as exc:
+                raise ConfigError(file, key, str(exc)) from None
         if sys_name not in installed:
             if sys_name in MODULES:
                 msg = f"system {sys_name!r} is not installed ({MODULES[sys_name]} is missing)"

@@ -129,3 +129,15 @@ def fmt_value(v) -> str:
     if isinstance(v, float) and v.is_integer():
         return str(int(v)) if abs(v) < 1e15 else str(v)
     return str(v)
+
+
+def slug(system: str) -> str:
+    """A system's name as file names and anchors spell it: a designer's mechanic is named
+    by its reference, whose ``/`` and ``:`` become ``-`` (built-in names are unchanged).
+
+    >>> slug("rules/savage_worlds.py:trait_roll"), slug("crit-range")
+    ('rules-savage_worlds.py-trait_roll', 'crit-range')
+    """
+    import re
+
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", system)

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from critlab.analysis.report import figures
-from critlab.analysis.report.doc import Details, Figure, Paragraph, Table, fmt, fmt_se, fmt_value, fmt_z
+from critlab.analysis.report.doc import Details, Figure, Paragraph, Table, fmt, fmt_se, fmt_value, fmt_z, slug
 from critlab.analysis.results import ExactResult, SimResult
 from critlab.analysis.validate import Validation
 
@@ -113,7 +113,7 @@ def validation_output(
     z_outcomes, _ = _worst(outcome_rows)
     max_z, where = _worst(v.rows)
     key = f"{section.system}/{section.id}"
-    stem = f"{section.system}--{section.id}"
+    stem = f"{slug(section.system)}--{section.id}"
 
     if section.note:
         out.blocks.append(Paragraph(section.note, "note"))
