@@ -34,7 +34,8 @@ tune, plots, report sections and the command line (``critlab exact rules.py:trai
 - Inputs are read lazily: an input is rolled (simulation) or enumerated (exact) only
   when the rule reads it, so a reroll or a roll that only sometimes happens is simply an
   input the rule reads only when it happens. An unused input costs nothing and changes
-  nothing, not even the simulated counts at a seed. Each input is one roll per trial.
+  nothing, not even the simulated counts at a seed. Each input is one roll per trial; an
+  expression that names an input reads it (a tuple of all the inputs reads them all).
 - Exact: the tree of the rule's reads over the inputs' exact distributions, weighted;
   refused, before any work, when the product of the inputs' support sizes exceeds
   :data:`MAX_GRID` (simulate instead). An input cut off below 1e-13 (an explosion) sends
