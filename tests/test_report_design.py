@@ -214,3 +214,28 @@ def test_summary_sentence():
     bad = summary_sentence([*ok, {"system": "thac0", "title": "W", "passed": False, "trials": 10**7}])
     assert "disagrees" in bad and "thac0 · W" in bad
     assert trust_sentence(False, 100, math.inf, "crit", 0.0, 4, 1e-3).startswith("FAILED")
+
+
+# -- the views' plots (notebooks and the API) ---------------------------------------------------
+VIEW_SPECS = {
+    "crit-range": {"mode": "attack", "attack_bonus": 5, "evasion": 15},
+    "thac0": {"thac0": 15, "target_ac": 5},
+    "crits-cats": {"skill": 10, "opposing_skill": 10, "damage": "1d8"},
+    "contest": {"a_skill": 12, "b_skill": 10},
+    "severity": {"attacker_skill": 12, "defender_skill": 10},
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEW_SPECS))
+def test_every_view_plot_keeps_its_legend_inside_and_never_the_default_cycle(name):
+    import matplotlib.pyplot as plt  # the Agg backend (conftest)
+
+    system = get_system(name)
+    spec = system.make_spec(**VIEW_SPECS[name])
+    for plot_name, plot in system.plots.items():
+        fig = plot(spec)
+        try:
+            assert legend_inside_figure(fig), f"{name} {plot_name}: a legend leaves the figure"
+            assert not any(uses_default_cycle(ax) for ax in fig.axes), f"{name} {plot_name}: default cycle"
+        finally:
+            plt.close(fig)

@@ -108,6 +108,7 @@ def plot_regular_rescale(spec: ContestSpec, *, skills: Iterable[int] = range(1, 
 
 def plot_quick_heatmap(spec: ContestSpec, *, skills: Iterable[int] = range(3, 21), ax=None):
     """Quick contests over skill pairs (exact): P(A wins) and P(tie)."""
+    from critlab.analysis.style import ORDERED_CMAP
     from critlab.analysis.sweep import sweep
 
     skills = list(skills)
@@ -118,7 +119,12 @@ def plot_quick_heatmap(spec: ContestSpec, *, skills: Iterable[int] = range(3, 21
             index="b_skill", columns="a_skill", values="exact"
         )
         _heatmap(
-            axis, grid, title=f"Quick contest: {title} (exact)", label="probability", cmap="magma", vmin=0
+            axis,
+            grid,
+            title=f"Quick contest: {title} (exact)",
+            label="probability",
+            cmap=ORDERED_CMAP,
+            vmin=0,
         )
     return fig
 
@@ -126,20 +132,22 @@ def plot_quick_heatmap(spec: ContestSpec, *, skills: Iterable[int] = range(3, 21
 def plot_quick_margin(spec: ContestSpec, *, a_skills: Iterable[int] | None = None, ax=None):
     """Quick contests against B's skill (exact): the margin m_A − m_B and the degree of
     victory for a few skills of A (default A's skill −3, +0, +3)."""
+    from critlab.analysis.style import NEUTRAL, legend_outside, ordered_colors
+
     a_skills = [spec.a_skill - 3, spec.a_skill, spec.a_skill + 3] if a_skills is None else list(a_skills)
     fig, axes = _axes(ax, 2, 11)
+    colours = ordered_colors(a_skills)  # A's skills in order
     for a in a_skills:
         r = exact(spec.replace(kind="quick", a_skill=a))
         for axis, name in zip(axes, ("margin", "degree"), strict=True):
             d = r.distributions[name]
-            axis.plot(d.values, d.probs, marker=".", label=f"A {a} vs B {spec.b_skill}")
-    axes[0].axvline(0, color="grey", lw=0.5)
+            axis.plot(d.values, d.probs, marker=".", color=colours[a], label=f"A {a} vs B {spec.b_skill}")
+    axes[0].axvline(0, color=NEUTRAL, lw=0.5)
     axes[0].set(xlabel="m_A − m_B", ylabel="probability", title="Quick contest: margin m_A − m_B (exact)")
     axes[1].set(
         xlabel="degree of victory (0 on a tie)", ylabel="probability", title="Degree of victory (exact)"
     )
-    for axis in axes:
-        axis.legend(fontsize="small")
+    legend_outside(axes[-1])
     return fig
 
 
@@ -158,11 +166,16 @@ def plot_resistance(
     df = sweep(
         spec.replace(kind="resistance"), a_skill=a_skills, b_skill=list(b_skills), rule_of_16=[True, False]
     )
+    from critlab.analysis.style import legend_outside, ordered_colors
+
     hit = df[(df.kind == "outcome") & (df.name == "affected")]
     fig, axes = _axes(ax, 1, 6.5)
+    colours = ordered_colors(a_skills)
     for a in a_skills:
         with_rule = hit[(hit.a_skill == a) & hit.rule_of_16]
-        (line,) = axes[0].plot(with_rule.b_skill, with_rule.exact, label=f"attack {a}, Rule of 16")
+        (line,) = axes[0].plot(
+            with_rule.b_skill, with_rule.exact, color=colours[a], label=f"attack {a}, Rule of 16"
+        )
         without = hit[(hit.a_skill == a) & ~hit.rule_of_16]
         axes[0].plot(
             without.b_skill, without.exact, ls="--", color=line.get_color(), label=f"attack {a}, no cap"
@@ -170,7 +183,7 @@ def plot_resistance(
     axes[0].set(
         xlabel="resistance (B's skill)", ylabel="P(affected)", title="Resistance rolls: P(affected) (exact)"
     )
-    axes[0].legend(fontsize="small", ncols=2)
+    legend_outside(axes[0])
     return fig
 
 

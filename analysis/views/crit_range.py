@@ -52,6 +52,8 @@ def plot_heatmap(spec: CritRangeSpec, *, crit_ranges=range(1, 6), evasions=range
     ``ax`` is a pair of axes (the CRIT rate itself is in :func:`heatmap_table`)."""
     import matplotlib.pyplot as plt
 
+    from critlab.analysis.style import ORDERED_CMAP
+
     grid = _heatmap_grid(spec, crit_ranges, evasions)
     if ax is None:
         fig, ax = plt.subplots(1, 2, figsize=(12, 3.8), constrained_layout=True)
@@ -60,8 +62,8 @@ def plot_heatmap(spec: CritRangeSpec, *, crit_ranges=range(1, 6), evasions=range
     # The CRIT rate alone is crit_range / 20 at every evasion; what moves with evasion
     # is how much of the damage the CRITs bring, so the second panel shows P(hit or CRIT).
     panels = (
-        (_pivot(grid, "expected_damage"), "expected damage per attack", "viridis"),
-        (_pivot(grid, "hit") + _pivot(grid, "crit"), "P(hit or CRIT)", "magma"),
+        (_pivot(grid, "expected_damage"), "expected damage per attack", ORDERED_CMAP),
+        (_pivot(grid, "hit") + _pivot(grid, "crit"), "P(hit or CRIT)", ORDERED_CMAP),
     )
     weapon = f"{spec.attack_bonus:+d}, {spec.damage} + {spec.crit_dice_expr}"
     for a, (t, what, cmap) in zip(ax, panels, strict=True):
@@ -132,6 +134,8 @@ def plot_bonus_equivalent(spec: CritRangeSpec, *, crit_ranges=range(1, 6), evasi
     """Flat attack bonus that each crit range is worth, one line per evasion (exact)."""
     import matplotlib.pyplot as plt
 
+    from critlab.analysis.style import NEUTRAL, legend_outside, ordered_colors
+
     if ax is None:
         fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
     else:
@@ -143,17 +147,19 @@ def plot_bonus_equivalent(spec: CritRangeSpec, *, crit_ranges=range(1, 6), evasi
     # Lines often coincide (the worth is the same wherever every step stays on the d20),
     # so each gets its own marker size and dash to stay visible.
     styles = [("o", 9, "-"), ("s", 6, "--"), ("^", 4, ":")]
+    colours = ordered_colors(sorted(set(t.evasion)))  # evasions in order
     for i, (ev, part) in enumerate(t.groupby("evasion")):
         marker, size, dash = styles[i % len(styles)]
-        ax.plot(part.crit_range, part.bonus_worth, marker=marker, ms=size, ls=dash, label=f"evasion {ev}")
-    ax.axhline(0, color="grey", lw=0.5)
+        ax.plot(part.crit_range, part.bonus_worth, marker=marker, ms=size, ls=dash, color=colours[ev],
+                label=f"evasion {ev}")  # fmt: skip
+    ax.axhline(0, color=NEUTRAL, lw=0.5)
     ax.set_xticks(list(crit_ranges))
     ax.set(
         xlabel="crit range",
         ylabel="equivalent flat attack bonus at crit range 1",
         title=f"CRIT range as attack bonus, {spec.attack_bonus:+d}, {spec.damage} + {weapon} (exact)",
     )
-    ax.legend()
+    legend_outside(ax)
     return fig
 
 
@@ -178,7 +184,10 @@ def plot_roll_modes(spec: CritRangeSpec, *, crit_ranges=range(0, 7), ax=None):
     a pair of axes."""
     import matplotlib.pyplot as plt
 
+    from critlab.analysis.style import legend_outside, variant_colors
+
     t = roll_mode_table(spec, crit_ranges=crit_ranges)
+    colours = variant_colors(ROLL_MODES)
     if ax is None:
         fig, ax = plt.subplots(1, 2, figsize=(11, 4), constrained_layout=True)
     else:
@@ -187,7 +196,7 @@ def plot_roll_modes(spec: CritRangeSpec, *, crit_ranges=range(0, 7), ax=None):
     for roll in ROLL_MODES:
         marker, dash = styles[roll]
         for a, what in zip(ax, ("p_crit", "expected_damage"), strict=True):
-            a.plot(t.index, t[what][roll], marker=marker, ls=dash, label=roll)
+            a.plot(t.index, t[what][roll], marker=marker, ls=dash, color=colours[roll], label=roll)
     weapon = f"{spec.attack_bonus:+d} vs evasion {spec.evasion}, {spec.damage} + {spec.crit_dice_expr}"
     ax[0].set(xlabel="crit range", ylabel="P(crit)", title="CRIT rate by crit range and roll mode (exact)")
     ax[1].set(
@@ -197,7 +206,7 @@ def plot_roll_modes(spec: CritRangeSpec, *, crit_ranges=range(0, 7), ax=None):
     )
     for a in ax:
         a.set_xticks(list(t.index))
-        a.legend()
+    legend_outside(ax[1], title="roll")
     return fig
 
 

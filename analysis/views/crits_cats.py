@@ -198,19 +198,16 @@ def _axes(ax, ncols: int = 1, width: float = 6.5):
 
 
 def _plot_extremes(table: pd.DataFrame, ax, threshold: float | None = None) -> None:
-    styles = {
-        "major_catastrophe": "C3",
-        "minor_catastrophe": "C1",
-        "minor_critical": "C0",
-        "major_critical": "C2",
-    }
-    for lab, color in styles.items():
+    from critlab.analysis.style import NEUTRAL, legend_outside, outcome_colors
+
+    # the classes in order, worst to best: catastrophes warm, criticals cool
+    for lab, color in outcome_colors(EXTREMES).items():
         ls = "-" if lab.startswith("major") else "--"
         ax.plot(table.index, table[lab], ls=ls, color=color, marker=".", label=lab.replace("_", " "))
     if threshold is not None:
-        ax.axhline(threshold, color="grey", lw=0.7, ls=":", label=f"{threshold:.0%}")
+        ax.axhline(threshold, color=NEUTRAL, lw=0.7, ls=":", label=f"{threshold:.0%}")
     ax.set_ylabel("probability")
-    ax.legend(fontsize="small")
+    legend_outside(ax)
 
 
 def plot_versus_extremes(
@@ -234,9 +231,11 @@ def plot_roll_modes(spec: CritsCatsSpec, *, differences=range(-20, 21), ax=None)
     """The initiator's three roll modes in a Versus Challenge (exact): P(any critical)
     and P(any catastrophe), which do not depend on the skill difference, and the major
     criticals and catastrophes against skill difference."""
+    from critlab.analysis.style import legend_outside, variant_colors
+
     fig, ax = _axes(ax, ncols=2, width=11)
     table = extremes_by_roll_mode(spec, differences)
-    colors = ("C0", "C2", "C3")
+    colors = tuple(variant_colors(ROLL_MODES).values())
     at = table.index[len(table) // 2]
     x = np.arange(len(ROLL_MODES))
     for offset, what in ((-0.2, "critical"), (0.2, "catastrophe")):
@@ -257,7 +256,7 @@ def plot_roll_modes(spec: CritsCatsSpec, *, differences=range(-20, 21), ax=None)
     ax[1].set(
         xlabel="skill − opposing skill", ylabel="probability", title="Majors by skill difference (exact)"
     )
-    ax[1].legend(fontsize="small")
+    legend_outside(ax[1])
     responder = _as_versus(spec).opposing_roll
     fig.suptitle(f"Versus: the initiator's roll mode, the responder's roll {responder}")
     return fig
@@ -274,10 +273,12 @@ def plot_challenge_extremes(spec: CritsCatsSpec, *, skills=None, ax=None):
 
 def plot_casting_cost(spec: CritsCatsSpec, *, skills=range(-5, 31), ax=None):
     """Expected casting-cost multiplier against casting skill (exact)."""
+    from critlab.analysis.style import NEUTRAL, QUALITATIVE
+
     fig, ax = _axes(ax)
     table = cost_by_skill(spec, skills)
-    ax.plot(table.index, table["cost"], marker=".")
-    ax.axhline(1.0, color="grey", lw=0.7, ls=":")
+    ax.plot(table.index, table["cost"], marker=".", color=QUALITATIVE[0])
+    ax.axhline(1.0, color=NEUTRAL, lw=0.7, ls=":")
     ax.set(
         xlabel="casting skill",
         ylabel="expected casting-cost multiplier",
@@ -288,27 +289,33 @@ def plot_casting_cost(spec: CritsCatsSpec, *, skills=range(-5, 31), ax=None):
 
 def plot_resisters(spec: CritsCatsSpec, *, resisters=range(1, 7), ax=None):
     """P(at least one resister gets each class) against the number of resisters (exact)."""
+    from critlab.analysis.style import legend_outside, outcome_colors
+
     fig, ax = _axes(ax)
     table = resisters_table(spec, resisters)
-    for lab in LABELS:
+    for lab, color in outcome_colors(LABELS).items():
         # dashed catastrophes: at equal skill they coincide with the criticals
         ls = "--" if "catastrophe" in lab else "-"
-        ax.plot(table.index, table[lab], marker="o", ls=ls, label=lab.replace("_", " "))
+        ax.plot(table.index, table[lab], marker="o", ls=ls, color=color, label=lab.replace("_", " "))
     base = _as_spell(spec)
     ax.set(
         xlabel="resisters",
         ylabel="P(at least one resister)",
         title=f"Resisting a spell: skill {base.skill} vs resistance {base.resistance} (exact)",
     )
-    ax.legend(fontsize="small")
+    legend_outside(ax)
     return fig
 
 
 def plot_combat(spec: CritsCatsSpec, *, ax=None):
     """Damage dealt and backlash taken per attack (exact), with their expectations."""
+    from critlab.analysis.style import outcome_colors
+
     fig, ax = _axes(ax, ncols=2, width=11)
     r = exact(_as_combat(spec))
-    for a, name, color in ((ax[0], "damage", "C0"), (ax[1], "backlash", "C3")):
+    # damage dealt is the attacker's good outcome (cool), backlash taken a bad one (warm)
+    good, bad = outcome_colors(("crit", "critfail")).values()
+    for a, name, color in ((ax[0], "damage", good), (ax[1], "backlash", bad)):
         d = r.distributions[name]
         a.bar(d.values, d.probs, color=color)
         a.set(
