@@ -1,5 +1,5 @@
 """Design views of a mechanic: outcome probabilities over one parameter, and a value's
-distribution (exact)."""
+distribution (exact), in the project's plotting style (:mod:`critlab.analysis.style`)."""
 
 from __future__ import annotations
 
@@ -8,30 +8,38 @@ from typing import Any
 
 from critlab.analysis.params import Bool, Int, declared
 from critlab.analysis.spec import Spec
+from critlab.analysis.style import QUALITATIVE, axis_label, legend_outside, outcome_colors
+
+# A value distribution's plot leaves out its last values of this total probability.
+SHOWN_TAIL = 1e-4
 
 
 def _axis_values(spec: Spec, name: str) -> list[Any]:
     """Every value of parameter ``name`` near the spec's: an integer range of at most 21
     values inside its declared range around the current value, or every choice."""
-    decl = declared(type(spec))[name]
-    kind = decl.kind
+    kind = declared(type(spec))[name].kind
     if isinstance(kind, Int):
         at = getattr(spec, name)
-        lo, hi = max(kind.lo, at - 10), min(kind.hi, at + 10)
-        return list(range(lo, hi + 1))
+        return list(range(max(kind.lo, at - 10), min(kind.hi, at + 10) + 1))
+    if isinstance(kind, Bool):
+        return [False, True]
     choices = getattr(kind, "choices", None)
     if choices:
         return list(choices)
-    if isinstance(kind, Bool):
-        return [False, True]
     raise ValueError(f"parameter {name} is not an integer, choice or bool: give values=...")
+
+
+def _name(spec: Spec) -> str:
+    rule = getattr(type(spec).rule_system, "rule", None)
+    return rule.fn.__name__ if rule is not None else spec.system
 
 
 def plot_outcomes(spec: Spec, param: str, *, values: Iterable[Any] | None = None, ax: Any = None) -> Any:
     """Each outcome's exact probability against one parameter (stacked: they sum to 1).
 
     ``values`` default: the parameter's declared range near the spec's value (at most 21
-    points), or all of its choices.
+    points), or all of its choices. Outcomes are coloured by meaning (failures warm,
+    successes cool) where their names say it.
     """
     import matplotlib.pyplot as plt
     import numpy as np
@@ -40,38 +48,52 @@ def plot_outcomes(spec: Spec, param: str, *, values: Iterable[Any] | None = None
 
     xs = list(values) if values is not None else _axis_values(spec, param)
     df = sweep(spec, **{param: xs})
-    out = df[df.kind == "outcome"].pivot(index=param, columns="name", values="exact")
-    labels = [lab for lab in df[df.kind == "outcome"].name.unique()]
+    outcomes = df[df.kind == "outcome"]
+    table = outcomes.pivot(index=param, columns="name", values="exact")
+    labels = list(outcomes.name.unique())
+    colours = outcome_colors(labels)
     if ax is None:
-        fig, ax = plt.subplots(figsize=(7, 4), constrained_layout=True)
+        fig, ax = plt.subplots(figsize=(7.5, 4), layout="constrained")
     else:
         fig = ax.figure
     positions = np.arange(len(xs))
-    ax.stackplot(positions, [out.loc[xs, lab].to_numpy(float) for lab in labels], labels=labels, alpha=0.85)
+    ax.stackplot(
+        positions,
+        [table.loc[xs, lab].to_numpy(float) for lab in labels],
+        labels=labels,
+        colors=[colours[lab] for lab in labels],
+    )
     ax.set_xticks(positions, [str(x) for x in xs])
-    label = declared(type(spec))[param].label or param.replace("_", " ")
+    label = axis_label(param, type(spec))
     ax.set(
         xlabel=label, ylabel="probability", ylim=(0, 1), title=f"{spec.system}: outcomes by {label} (exact)"
     )
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
+    legend_outside(ax, reverse=True)
     return fig
 
 
 def plot_distribution(spec: Spec, value: str, *, ax: Any = None) -> Any:
     """The exact distribution of one of the mechanic's values (bars), with its mean."""
     import matplotlib.pyplot as plt
+    import numpy as np
 
     from critlab.analysis.systems.base import system_of
 
     d = system_of(spec).exact(spec).distributions[value]
     if ax is None:
-        fig, ax = plt.subplots(figsize=(7, 3.5), constrained_layout=True)
+        fig, ax = plt.subplots(figsize=(7.5, 3.5), layout="constrained")
     else:
         fig = ax.figure
-    ax.bar(d.values, d.probs, width=0.9)
+    # the bulk: values beyond the 99.99th percentile (an explosion's long tail) are left out
+    keep = np.cumsum(d.probs) <= 1 - SHOWN_TAIL
+    last = min(d.probs.size, int(keep.sum()) + 1)
+    ax.bar(d.values[:last], d.probs[:last], width=0.9, color=QUALITATIVE[0])
     ax.axvline(d.mean, color="black", lw=1, ls="--", label=f"mean {d.mean:.3f}")
-    ax.set(xlabel=value.replace("_", " "), ylabel="probability", title=f"{spec.system}: {value} (exact)")
-    ax.legend()
+    title = f"{_name(spec)}: {axis_label(value)} (exact)"
+    if last < d.probs.size:
+        title += f"; values above {d.values[last - 1]} (P < {SHOWN_TAIL:g}) not drawn"
+    ax.set(xlabel=axis_label(value), ylabel="probability", title=title)
+    legend_outside(ax)
     return fig
 
 

@@ -175,9 +175,11 @@ def test_mechanic_is_a_rule_system_with_sweeps_and_plots():
     assert outcomes.groupby("split")["exact"].sum().round(12).eq(1).all()
     high = outcomes[outcomes.name == "high"].set_index("split")["exact"]
     assert high[7] == pytest.approx(21 / 36) and high[2] == pytest.approx(1.0)
+    from critlab.analysis.style import legend_inside_figure, uses_default_cycle
+
     for name, plot in two_dice.plots.items():
         fig = plot(spec, "split") if name == "outcomes" else plot(spec, "total")
-        assert fig.axes
+        assert fig.axes and legend_inside_figure(fig) and not uses_default_cycle(fig.axes[0])
     import matplotlib.pyplot as plt
 
     plt.close("all")
