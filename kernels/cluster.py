@@ -31,6 +31,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from multiprocessing import resource_tracker
 from typing import Any
 
 import numpy as np
@@ -368,20 +369,25 @@ def _local_cluster() -> Iterator[Client]:
     while the cluster starts is raised once it has (so that it is shut down here, not
     left to Dask's exit handlers), and Dask's shutdown is kept quiet after an interrupt.
     """
+    # Started here, before SIGINT is held: multiprocessing starts its resource tracker
+    # with SIGINT blocked and then unblocks it in the starting thread, which would
+    # otherwise be Dask's event-loop thread, and every thread that thread starts.
+    resource_tracker.ensure_running()
     cluster = None
     try:
         with _interrupts_held():
             # Port 0 for the scheduler's web server: a cluster already on this machine keeps
-            # Dask's usual 8787 and neither of them warns about the other. Its warnings
-            # are for whoever runs a cluster; this one is gone after the run (and cancelling
-            # its tasks on Ctrl-C would log one per task).
+            # Dask's usual 8787 and neither of them warns about the other. Its logs are for
+            # whoever runs a cluster; this one is gone after the run (cancelling its tasks on
+            # Ctrl-C would log a warning per task, and a worker's last heartbeat an error),
+            # and a task's error reaches this process as an exception anyway.
             cluster = LocalCluster(
                 n_workers=2,
                 threads_per_worker=1,
                 processes=True,
                 host="127.0.0.1",
                 dashboard_address=":0",
-                silence_logs=logging.ERROR,
+                silence_logs=logging.CRITICAL,
                 preload=[__name__],
             )
         with Client(cluster) as client:

@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 distributed = pytest.importorskip("distributed")
+psutil = pytest.importorskip("psutil")  # a dependency of distributed
 
 from _biased import InterruptingBar  # noqa: E402
 
@@ -158,3 +159,44 @@ def test_nothing_imports_dask_without_a_client():
         "assert not {'dask', 'distributed'} & set(sys.modules), 'dask imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def _workers_of(proc: psutil.Process) -> list[psutil.Process]:
+    try:
+        kids = proc.children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+    out = []
+    for kid in kids:
+        try:
+            if "spawn_main" in " ".join(kid.cmdline()):
+                out.append(kid)
+        except psutil.Error:
+            pass
+    return out
+
+
+@pytest.mark.parametrize("when", ["starting", "running"])
+def test_ctrl_c_on_a_local_cluster_run_is_one_line(when):
+    # Ctrl-C in a terminal signals the whole process group: the command line, the
+    # cluster's worker processes, while the workers start or while they compute.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "critlab", "simulate", "thac0", "--thac0", "10", "--target-ac", "0",
+         "--trials", "10000000000", "--seed", "1", "--no-progress", "--json", "--scheduler", "local"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    parent = psutil.Process(proc.pid)
+    deadline = time.monotonic() + 120
+    workers: list[psutil.Process] = []
+    while time.monotonic() < deadline and proc.poll() is None:
+        workers = _workers_of(parent)
+        if workers if when == "starting" else len(workers) >= 2 and parent.num_threads() > 4:
+            break
+        time.sleep(0.02)
+    if when == "running":
+        time.sleep(3)  # blocks are being computed on the workers
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and err == "critlab: interrupted\n" and out == "", err
+    _, alive = psutil.wait_procs(workers, timeout=30)
+    assert alive == []
