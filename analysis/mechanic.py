@@ -200,24 +200,13 @@ class Mechanic(RuleSystem):
     rule: Rule | None = None
     where: str = ""
 
-    def simulate(
-        self,
-        spec: Spec,
-        *,
-        trials: int,
-        seed: Any = None,
-        threads: int | None = None,
-        progress: bool | None = None,
-        client: Any = None,
-    ) -> SimResult:
-        """Simulate ``trials`` trials of ``spec``, inputs rolled die by die (the
-        arguments are :meth:`RuleSystem.simulate`'s)."""
+    def simulate(self, spec: Spec, *, trials: int, **options: Any) -> SimResult:
+        """Simulate ``trials`` trials of ``spec``, inputs rolled die by die; ``options``
+        are :meth:`RuleSystem.simulate`'s (``seed``, ``threads``, ``progress``, ``client``)."""
         from critlab.analysis.mechanic_sim import simulate
 
         self.check_spec(spec)
-        return simulate(
-            self, spec, trials=trials, seed=seed, threads=threads, progress=progress, client=client
-        )
+        return simulate(self, spec, trials=trials, **options)
 
     @property
     def compile_seconds(self) -> float | None:

@@ -92,12 +92,13 @@ class Kernels(NamedTuple):
     ranges: Any
 
 
-_BLOCK = """
-def block(s, n, out, layout, a):
+# One trial loop for the simulation block and the range pilot: the rule run until it reads
+# no input without a value, each missing input rolled at one place.
+_TRIALS = """
+def {name}(s, n, {outputs}, a):
     s = local_state(s)
     scratch = local_scratch()
     mem = local_scratch()
-    n_labels = layout[0]
     k = a.consts.shape[0]
     terms, starts, consts, p = a.terms, a.starts, a.consts, a.params
     for _ in range(n):
@@ -111,37 +112,18 @@ def block(s, n, out, layout, a):
                 break
             mem[VALS + i] = roll_expr(s, terms[starts[i] : starts[i + 1]], consts[i], scratch)
             mem[DONE + i] = 1
-        label = {label}
-        if label < 0 or label >= n_labels:
+{after}
+"""
+
+_TALLY = """        label = {label}
+        if label < 0 or label >= layout[0]:
             add_counter(out, layout, {n_values}, 1)
             continue
         add_label(out, label)
-{tally}
-"""
+{values}"""
 
-_TALLY = """        add_value(out, layout, {j}, r[{r}])
+_VALUE = """        add_value(out, layout, {j}, r[{r}])
         add_counter(out, layout, {j}, r[{r}])
-"""
-
-_RANGES = """
-def ranges(s, n, vmin, vmax, a):
-    s = local_state(s)
-    scratch = local_scratch()
-    mem = local_scratch()
-    k = a.consts.shape[0]
-    terms, starts, consts, p = a.terms, a.starts, a.consts, a.params
-    for _ in range(n):
-        for j in range(k):
-            mem[DONE + j] = 0
-        while True:
-            mem[MISS] = -1
-            r = user(mem{params})
-            i = mem[MISS]
-            if i < 0:
-                break
-            mem[VALS + i] = roll_expr(s, terms[starts[i] : starts[i + 1]], consts[i], scratch)
-            mem[DONE + i] = 1
-{minmax}
 """
 
 _MINMAX = """        vmin[{j}] = min(vmin[{j}], r[{r}])
@@ -226,8 +208,9 @@ def make_kernels(user: Any, n_params: int, n_values: int, returns_tuple: bool) -
     """
     params = "".join(f", p[{i}]" for i in range(n_params))
     label = "r[0]" if returns_tuple else "r"
-    tally = "".join(_TALLY.format(j=j, r=j + 1) for j in range(n_values))
-    minmax = "".join(_MINMAX.format(j=j, r=j + 1) for j in range(n_values))
+    values = "".join(_VALUE.format(j=j, r=j + 1) for j in range(n_values))
+    tally = _TALLY.format(label=label, n_values=n_values, values=values)
+    minmax = "".join(_MINMAX.format(j=j, r=j + 1) for j in range(n_values)) or "        pass\n"
     fill = "".join(_FILL.format(j=j, r=j + 1) for j in range(n_values))
     namespace = {
         "user": user,
@@ -245,8 +228,8 @@ def make_kernels(user: Any, n_params: int, n_values: int, returns_tuple: bool) -
         "MEM_SIZE": MEM_SIZE,
     }
     sources = {
-        "block": _BLOCK.format(params=params, label=label, n_values=n_values, tally=tally),
-        "ranges": _RANGES.format(params=params, minmax=minmax),
+        "block": _TRIALS.format(name="block", outputs="out, layout", params=params, after=tally),
+        "ranges": _TRIALS.format(name="ranges", outputs="vmin, vmax", params=params, after=minmax),
         "explore": _EXPLORE.format(params=params, label=label, minmax=_shift(minmax, 4), fill=fill),
     }
     compiled = {}
