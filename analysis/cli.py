@@ -7,35 +7,89 @@
     critlab validate SYSTEM --trials N [--seed S] [--alpha A] [--scheduler ADDRESS|local] [--PARAM VALUE ...]
                             [--json]
     critlab dice     EXPR [--json]
-    critlab report   [--config FILE] [--out DIR] [--trials N] [--seed S] [--baseline FILE]
+    critlab report   [--config FILE] [--out DIR] [--force] [--trials N] [--seed S] [--baseline FILE]
 
-A bad parameter or dice expression exits 2 with one line naming it; a failed
-validation exits 1. ``--scheduler`` runs the simulation's blocks on a Dask cluster (an
+Exit status: 0 done; 1 a validation failed (the output is still complete); 2 bad input
+or a failure to run (bad parameter, dice expression, output path or scheduler, a full
+disk), always as one line on stderr; 130 interrupted (Ctrl-C at any time, start-up
+included). ``--scheduler`` runs the simulation's blocks on a Dask cluster (an
 address such as ``tcp://10.0.0.5:8786``, or ``local`` for two worker processes on this
 machine) with the same counts as a local run; see docs/scaling-out.md.
 """
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
-import json
-import os
+import signal
 import sys
-from collections.abc import Sequence
-from contextlib import nullcontext
-from typing import Any, NoReturn
 
-from critlab.analysis.spec import SpecError, check_int, coerce, field_types
-from critlab.analysis.systems import get_system, registry
-from critlab.analysis.systems.base import MAX_SEED, MAX_TRIALS
+
+def _interrupted_while_loading(signum: int, frame: object) -> None:
+    # Ctrl-C while numpy, pandas and the rule systems load: the same one line and exit
+    # status as an interrupt later on, not a traceback from inside an import.
+    print("critlab: interrupted", file=sys.stderr, flush=True)
+    raise SystemExit(130)
+
+
+def _hold_interrupts_while_loading() -> object | None:
+    """Ctrl-C held back while the libraries load, and the previous handler. Blocked meanwhile,
+    the signal waits for the end of the imports (no import is left half done), and the
+    threads the libraries start (OpenBLAS's) inherit the block, so that a Ctrl-C always
+    reaches this thread, which the cluster start-up relies on (kernels.cluster)."""
+    try:
+        if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+            return None
+        previous = signal.signal(signal.SIGINT, _interrupted_while_loading)
+    except ValueError:  # not the main thread: leave signals alone
+        return None
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    return previous
+
+
+def _release_interrupts(previous: object | None) -> None:
+    if previous is None:
+        return
+    if hasattr(signal, "pthread_sigmask"):
+        # a Ctrl-C during the imports reaches _interrupted_while_loading here
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, previous)  # type: ignore[arg-type]
+
+
+_previous_handler = _hold_interrupts_while_loading()
+
+import argparse  # noqa: E402
+import dataclasses  # noqa: E402
+import errno  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import re  # noqa: E402
+import threading  # noqa: E402
+from collections.abc import Iterator, Sequence  # noqa: E402
+from contextlib import contextmanager, nullcontext  # noqa: E402
+from typing import Any, NoReturn  # noqa: E402
+
+from critlab.analysis import designer_cli, fight_cli  # noqa: E402
+from critlab.analysis.numtext import is_int_text, is_number_text, one_line  # noqa: E402
+from critlab.analysis.spec import SpecError, check_int, coerce, field_types  # noqa: E402
+from critlab.analysis.systems import get_system, registry  # noqa: E402
+from critlab.analysis.systems.base import MAX_SEED, MAX_TRIALS  # noqa: E402
+
+_release_interrupts(_previous_handler)
+
+# More worker threads than this is a typo, not a machine.
+MAX_THREADS = 1024
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports a usage error as one line and exit status 2."""
+    """argparse that reports a usage error as one line and exit status 2, and never
+    takes an abbreviation of a flag for the flag (``--crit-ran`` is not ``--crit-range``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"critlab: error: {message}\n")
+        self.exit(2, f"critlab: error: {one_line(message)}\n")
 
 
 def _flag(name: str) -> str:
@@ -66,8 +120,13 @@ def _add_system_params(parser: argparse.ArgumentParser, system) -> None:
         group.add_argument(_flag(f.name), dest=f"p_{f.name}", metavar=kind, help=f"default: {shown}")
 
 
-def _build_parser() -> _Parser:
+def _build_parser(mechanics: Sequence[Any] = ()) -> _Parser:
+    """The command line's parser; ``mechanics`` are designers' mechanics named on this
+    command line (``critlab exact rules.py:attack ...``), given their flags like a system."""
     parser = _Parser(prog="critlab", description="Exact and Monte Carlo analysis of tabletop dice mechanics.")
+    from critlab import __version__
+
+    parser.add_argument("--version", action="version", version=f"critlab {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     dice = sub.add_parser("dice", help="exact distribution of a dice expression")
@@ -81,12 +140,12 @@ def _build_parser() -> _Parser:
     ):
         cmd = sub.add_parser(command, help=text)
         systems = cmd.add_subparsers(dest="system", required=True, metavar="SYSTEM", parser_class=_Parser)
-        for system in registry().values():
+        for system in (*registry().values(), *mechanics):
             sp = systems.add_parser(system.name, help=system.title)
             if command != "exact":
                 sp.add_argument("--trials", required=True, help="number of trials, 1..10^13")
                 sp.add_argument("--seed", help="non-negative integer; drawn from the OS when absent")
-                sp.add_argument("--threads", type=int, help="worker threads (default: all cores)")
+                sp.add_argument("--threads", help=f"worker threads, 1..{MAX_THREADS} (default: all cores)")
                 sp.add_argument("--no-progress", action="store_true", help="never show a progress bar")
                 sp.add_argument(
                     "--scheduler",
@@ -99,9 +158,16 @@ def _build_parser() -> _Parser:
             sp.add_argument("--json", action="store_true", help="print RULES.md's JSON")
             _add_system_params(sp, system)
 
+    designer_cli.add_parsers(sub, mechanics)  # tune, sensitivity
+    fight_cli.add_parser(sub, mechanics)  # rounds to defeat a target
     report = sub.add_parser("report", help="build a balance report")
     report.add_argument("--config", help="TOML configuration (default: the built-in one)")
     report.add_argument("--out", help="output folder (default: reports/<name>)")
+    report.add_argument(
+        "--force",
+        action="store_true",
+        help="use an --out folder that is not a critlab report: it is kept beside the new report, renamed",
+    )
     report.add_argument("--trials", help="trials per validation (overrides the configuration)")
     report.add_argument("--seed", help="seed (overrides the configuration)")
     report.add_argument("--baseline", help="an earlier summary.json to compare against")
@@ -112,11 +178,58 @@ def _build_parser() -> _Parser:
 def _int_arg(name: str, text: str | None, lo: int, hi: int) -> int | None:
     if text is None:
         return None
-    try:
-        value = int(text)
-    except ValueError:
-        raise SpecError(name, text, f"must be an integer in {lo}..{hi}") from None
-    return check_int(name, value, lo, hi)
+    if not is_int_text(text):
+        raise SpecError(name, text, f"must be an integer in {lo}..{hi}, written in ASCII digits")
+    return check_int(name, int(text), lo, hi)
+
+
+def _alpha_arg(text: str) -> float:
+    allowed = "must be a number in (0, 1), written in ASCII digits, e.g. 0.001"
+    if not is_number_text(text) or not 0 < float(text) < 1:
+        raise SpecError("alpha", text, allowed)
+    return float(text)
+
+
+# A value that begins with "-" but is no flag: a dice expression or a negative number.
+_DASH_VALUE = re.compile(r"-[0-9dD.(]")
+
+
+def _value_flags(parser: argparse.ArgumentParser) -> set[str]:
+    """Every ``--flag`` of ``parser`` and its subcommands that takes one value."""
+    flags: set[str] = set()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                flags |= _value_flags(sub)
+        elif action.option_strings and action.nargs is None:
+            flags.update(o for o in action.option_strings if o.startswith("--"))
+    return flags
+
+
+def _dash_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """``argv`` with values that begin with ``-`` bound to their flag, which argparse
+    would take for options: ``--damage -1d4+3`` becomes ``--damage=-1d4+3`` and
+    ``dice -1d6 --json`` becomes ``dice --json -- -1d6``."""
+    flags = _value_flags(parser)
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok == "--":
+            out.extend(argv[i:])
+            break
+        nxt = argv[i + 1] if i + 1 < len(argv) else None
+        if tok in flags and nxt is not None and nxt.startswith("-") and not nxt.startswith("--"):
+            out.append(f"{tok}={nxt}")
+            i += 2
+            continue
+        out.append(tok)
+        i += 1
+    if out[:1] == ["dice"] and "--" not in out:
+        dashed = [t for t in out[1:] if _DASH_VALUE.match(t)]
+        if dashed:
+            out = ["dice", *(t for t in out[1:] if t not in dashed), "--", *dashed]
+    return out
 
 
 def _spec_from_args(system, args: argparse.Namespace):
@@ -205,24 +318,21 @@ def _cmd_system(args: argparse.Namespace) -> int:
         result = system.exact(spec)
         _print_json(result.to_json()) if args.json else _print_result(result, simulated=False)
         return 0
+    # every option is checked before the simulation (and before a cluster is reached)
     trials = _int_arg("trials", args.trials, 1, MAX_TRIALS)
     seed = _int_arg("seed", args.seed, 0, MAX_SEED)
+    threads = _int_arg("threads", args.threads, 1, MAX_THREADS)
+    alpha = _alpha_arg(args.alpha) if args.command == "validate" else None
     progress = False if args.no_progress else None
     with _cluster(args.scheduler) as client:
         sim = system.simulate(
-            spec, trials=trials, seed=seed, threads=args.threads, progress=progress, client=client
+            spec, trials=trials, seed=seed, threads=threads, progress=progress, client=client
         )
     if args.command == "simulate":
         _print_json(sim.to_json()) if args.json else _print_result(sim, simulated=True)
         return 0
     from critlab.analysis.validate import validate
 
-    try:
-        alpha = float(args.alpha)
-    except ValueError:
-        raise SpecError("alpha", args.alpha, "must be a number in (0, 1)") from None
-    if not 0 < alpha < 1:
-        raise SpecError("alpha", args.alpha, "must be a number in (0, 1)")
     v = validate(system.exact(spec), sim, alpha=alpha)
     if args.json:
         _print_json(v.to_json())
@@ -237,25 +347,85 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return report_main(args)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``critlab`` console command."""
-    args = _build_parser().parse_args(argv)
+@contextmanager
+def _interrupts_blocked() -> Iterator[None]:
+    """SIGINT blocked in this thread meanwhile, then unblocked (a Ctrl-C meanwhile is
+    raised then): the threads started meanwhile inherit the block, so that a Ctrl-C
+    always reaches this thread, which the local cluster's start-up relies on
+    (kernels.cluster keeps a Ctrl-C while it starts pending, not lost)."""
+    held = hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
+    if held:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        if args.command == "dice":
-            return _cmd_dice(args)
-        if args.command == "report":
-            return _cmd_report(args)
-        return _cmd_system(args)
-    except (SpecError, ValueError) as exc:
-        print(f"critlab: error: {exc}", file=sys.stderr)
-        return 2
+        yield
+    finally:
+        if held:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    from critlab.analysis.mechanic_load import systems_in_argv
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    mechanics = systems_in_argv(argv)
+    with _interrupts_blocked():  # the threads loading the rule systems starts inherit the block
+        parser = _build_parser(mechanics)
+    args = parser.parse_args(_dash_values(parser, argv))
+    if args.command == "dice":
+        status = _cmd_dice(args)
+    elif args.command == "report":
+        status = _cmd_report(args)
+    elif args.command in designer_cli.COMMANDS:
+        status = designer_cli.run(args)
+    elif args.command == fight_cli.COMMAND:
+        status = fight_cli.run(args)
+    else:
+        status = _cmd_system(args)
+    # Written out here, inside the error handling: a full disk must not surface as
+    # "Exception ignored" when the interpreter flushes stdout on its way out.
+    sys.stdout.flush()
+    return status
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush of what could not be
+    written (a closed pipe, a full disk) neither fails nor prints."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is no file (a test's capture): nothing to flush
+        pass
+
+
+def _error(message: object) -> int:
+    print(f"critlab: error: {one_line(message)}", file=sys.stderr, flush=True)
+    return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``critlab`` console command: the exit status (0 done, 1 a
+    validation failed, 2 bad input or a failure to run, 130 interrupted); every failure
+    is one line on stderr."""
+    try:
+        return _run(argv)
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2, already printed)
+        return exc.code if isinstance(exc.code, int) else 2
     except KeyboardInterrupt:
-        print("critlab: interrupted", file=sys.stderr)
+        print("critlab: interrupted", file=sys.stderr, flush=True)
         return 130
     except BrokenPipeError:
         # the reader went away (e.g. `critlab dice 1d6! | head`): stop quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _silence_stdout()
         return 0
+    except (SpecError, ValueError) as exc:
+        return _error(exc)
+    except MemoryError:
+        return _error("out of memory (a smaller expression, grid or trial count fits)")
+    except OSError as exc:  # a full disk, a file that went away, a lost cluster connection
+        if exc.filename is None and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO):
+            _silence_stdout()  # it was stdout: its last flush would fail again
+            return _error(f"cannot write the output: {exc.strerror}")
+        where = f": {exc.filename}" if exc.filename else ""
+        return _error(f"{exc.strerror or exc}{where}")
 
 
 if __name__ == "__main__":

@@ -205,8 +205,19 @@ def validate(exact: ExactResult, sim: SimResult, *, alpha: float = DEFAULT_ALPHA
     alpha
         Significance level: passed iff the combined p-value is at least ``alpha``.
     """
+    # Wrong arguments named here, not as an AttributeError from deep inside.
+    if not isinstance(exact, ExactResult):
+        raise TypeError(f"validate: exact must be the result of exact(spec), got {type(exact).__name__}")
+    if not isinstance(sim, SimResult):
+        raise TypeError(f"validate: sim must be the result of simulate(spec, ...), got {type(sim).__name__}")
+    import numbers
+
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+        raise TypeError(f"validate: alpha must be a number in (0, 1), got {type(alpha).__name__}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    if exact.system != sim.system:
+        raise ValueError(f"validate: exact is a {exact.system} result but sim a {sim.system} one")
     if tuple(exact.labels) != tuple(sim.labels):
         raise ValueError("exact and simulated results have different outcome labels")
     n = sim.trials
