@@ -31,6 +31,7 @@ from critlab.analysis.report.compare import SUMMARY_FORMAT, Comparison, compare,
 from critlab.analysis.report.config import ConfigError, ReportConfig, load_config
 from critlab.analysis.report.meta import run_metadata
 from critlab.analysis.report.page import assemble, verdict
+from critlab.analysis.report.warm import warm_kernels
 from critlab.analysis.systems.base import MAX_SEED, MAX_TRIALS
 from critlab.kernels.runner import resolve_seed
 
@@ -87,6 +88,7 @@ def build_report(
         f"seed {run_seed}, {cfg.trials:,} trials per validation"
     )
     meta = run_metadata()
+    warm_kernels(cfg, say)  # every core compiles a system's simulator before the report runs
     outputs: dict[str, list[SectionOutput]] = {}
     for block in cfg.systems:
         outputs[block.name] = run_system(block, cfg, run_seed, say, None if progress else False)
