@@ -1,5 +1,5 @@
-"""Balance reports: ``critlab report [--config FILE] [--out DIR] [--trials N] [--seed S]
-[--baseline SUMMARY.json]``.
+"""Balance reports: ``critlab report [--config FILE] [--out DIR] [--force] [--trials N]
+[--seed S] [--baseline SUMMARY.json]``.
 
 A TOML configuration (:mod:`critlab.analysis.report.config`; built in: ``default.toml``)
 names the rule systems, their parameters, the grids to sweep and the specs to
@@ -13,7 +13,13 @@ validate. The report goes to ``reports/<name>/``:
 
 With ``--baseline`` an earlier ``summary.json`` adds a "what changed" section
 (:mod:`critlab.analysis.report.compare`). The exit status is 0 when every validation passed,
-1 when one failed (the report is still written), 2 for a bad configuration.
+1 when one failed (the report is still written), 2 for a bad configuration, option or
+output folder.
+
+The configuration, the baseline and the output folder are all checked before any work.
+The report is written beside its folder and swapped in whole
+(:mod:`critlab.analysis.report.output`): an interrupt or a full disk leaves the previous
+report as it was, and a folder that is not a critlab report is never overwritten.
 """
 
 from __future__ import annotations
@@ -26,12 +32,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from critlab.analysis.report.build import SectionOutput, plain_progress, run_system
+from critlab.analysis.numtext import is_int_text, one_line
+from critlab.analysis.report.build import Progress, SectionOutput, plain_progress, run_system
 from critlab.analysis.report.compare import SUMMARY_FORMAT, Comparison, compare, load_baseline
 from critlab.analysis.report.config import ConfigError, ReportConfig, load_config
 from critlab.analysis.report.meta import run_metadata
+from critlab.analysis.report.output import ReportFolder, write_file
 from critlab.analysis.report.page import assemble, verdict
-from critlab.analysis.report.warm import warm_kernels
 from critlab.analysis.systems.base import MAX_SEED, MAX_TRIALS
 from critlab.kernels.runner import resolve_seed
 
@@ -58,13 +65,6 @@ def _json_safe(x: Any) -> Any:
     return x
 
 
-def _clear(folder: Path, pattern: str) -> None:
-    """Remove the files an earlier build left (only the report's own kind of file)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for stale in folder.glob(pattern):
-        stale.unlink()
-
-
 def build_report(
     config: str | Path | None = None,
     *,
@@ -73,14 +73,40 @@ def build_report(
     seed: int | None = None,
     baseline: str | Path | None = None,
     progress: bool = True,
+    force: bool = False,
 ) -> ReportResult:
-    """Build a report; see the module docstring. Configuration and baseline are read and
-    checked before any work starts (:class:`ConfigError` otherwise)."""
+    """Build a report; see the module docstring. Configuration, baseline and output folder
+    are checked before any work starts (:class:`ConfigError` otherwise); ``force`` lets a
+    folder that is not a critlab report be set aside (renamed) rather than refused."""
     start = time.perf_counter()
     cfg: ReportConfig = load_config(config).with_overrides(trials=trials, seed=seed)
     base = load_baseline(baseline) if baseline is not None else None
-    out_dir = Path(out) if out is not None else Path("reports") / cfg.name
+    folder = ReportFolder(out if out is not None else Path("reports") / cfg.name, force=force)
+    out_dir = folder.shown
+    folder.stage()
     say = plain_progress(progress)
+    try:
+        summary, passed, line = _build(cfg, base, baseline, folder, say, progress, start)
+    except BaseException:
+        folder.discard()  # the target is left exactly as it was
+        raise
+    say(
+        f"{line} Wrote {out_dir / 'index.html'} and {out_dir / 'README.md'} "
+        f"in {time.perf_counter() - start:.1f} s"
+    )
+    return ReportResult(out=out_dir, summary=summary, passed=passed)
+
+
+def _build(
+    cfg: ReportConfig,
+    base: dict[str, Any] | None,
+    baseline: str | Path | None,
+    folder: ReportFolder,
+    say: Progress,
+    progress: bool,
+    start: float,
+) -> tuple[dict[str, Any], bool, str]:
+    """Run every section, write the files into the staged folder and swap it in."""
     run_seed = resolve_seed(cfg.seed)
     n_sections = sum(len(b.sections) for b in cfg.systems)
     say(
@@ -88,7 +114,6 @@ def build_report(
         f"seed {run_seed}, {cfg.trials:,} trials per validation"
     )
     meta = run_metadata()
-    warm_kernels(cfg, say)  # every core compiles a system's simulator before the report runs
     outputs: dict[str, list[SectionOutput]] = {}
     for block in cfg.systems:
         outputs[block.name] = run_system(block, cfg, run_seed, say, None if progress else False)
@@ -105,21 +130,15 @@ def build_report(
     wall = time.perf_counter() - start
     doc = assemble(cfg, run_seed, outputs, comparison, meta, wall)
 
-    _clear(out_dir / "figures", "*.png")
-    _clear(out_dir / "tables", "*.csv")
-    for fig in doc.figures():
-        (out_dir / fig.file).write_bytes(fig.png)
-    for outs in outputs.values():
-        for o in outs:
-            for rel, frame in o.tables.items():
-                frame.to_csv(out_dir / rel, index=False)
-    if comparison is not None:
-        comparison.changes.to_csv(out_dir / "tables" / "changes.csv", index=False)
-
     from critlab.analysis.report import html, markdown
 
-    (out_dir / "index.html").write_text(html.render(doc), encoding="utf-8")
-    (out_dir / "README.md").write_text(markdown.render(doc), encoding="utf-8")
+    files: dict[str, bytes] = {fig.file: fig.png for fig in doc.figures()}
+    tables = {rel: frame for outs in outputs.values() for o in outs for rel, frame in o.tables.items()}
+    if comparison is not None:
+        tables["tables/changes.csv"] = comparison.changes
+    files.update({rel: frame.to_csv(index=False).encode("utf-8") for rel, frame in tables.items()})
+    files["index.html"] = html.render(doc).encode("utf-8")
+    files["README.md"] = markdown.render(doc).encode("utf-8")
     summary = {
         "format": SUMMARY_FORMAT,
         "name": cfg.name,
@@ -144,23 +163,33 @@ def build_report(
         "metrics": metrics,
     }
     summary = _json_safe(summary)
-    (out_dir / "summary.json").write_text(
-        json.dumps(summary, indent=1, allow_nan=False) + "\n", encoding="utf-8"
-    )
-    say(
-        f"{line} Wrote {out_dir / 'index.html'} and {out_dir / 'README.md'} "
-        f"in {time.perf_counter() - start:.1f} s"
-    )
-    return ReportResult(out=out_dir, summary=summary, passed=passed)
+    files["summary.json"] = (json.dumps(summary, indent=1, allow_nan=False) + "\n").encode("utf-8")
+    _write(folder, files)
+    return summary, passed, line
+
+
+def _write(folder: ReportFolder, files: dict[str, bytes]) -> None:
+    """Every file into the staged folder, then the folder swapped in (summary.json last,
+    though no reader sees the staged folder before the swap)."""
+    stage = folder.staging
+    assert stage is not None
+    try:
+        for rel, data in files.items():
+            write_file(stage / rel, data)
+        folder.commit()
+    except OSError as exc:
+        raise ConfigError(
+            "command line", "--out", f"cannot write {folder.shown}: {exc.strerror or exc}; it is unchanged"
+        ) from None
 
 
 def _int_option(flag: str, text: str | None, lo: int, hi: int) -> int | None:
     if text is None:
         return None
-    try:
-        value = int(str(text).replace("_", ""))
-    except ValueError:
-        raise ConfigError("command line", flag, f"must be an integer in {lo}..{hi}, got {text!r}") from None
+    if not is_int_text(str(text)):
+        allowed = f"must be an integer in {lo}..{hi}, written in ASCII digits, got {one_line(repr(text))}"
+        raise ConfigError("command line", flag, allowed)
+    value = int(text)
     if not lo <= value <= hi:
         raise ConfigError("command line", flag, f"must be an integer in {lo}..{hi}, got {value}")
     return value
@@ -168,7 +197,7 @@ def _int_option(flag: str, text: str | None, lo: int, hi: int) -> int | None:
 
 def main(args: argparse.Namespace) -> int:
     """The ``critlab report`` command: 0 when everything validated, 1 when a validation
-    failed (the report is still written), 2 for a bad configuration or option."""
+    failed (the report is still written), 2 for a bad configuration, option or output folder."""
     try:
         result = build_report(
             args.config,
@@ -177,9 +206,10 @@ def main(args: argparse.Namespace) -> int:
             seed=_int_option("--seed", args.seed, 0, MAX_SEED),
             baseline=args.baseline,
             progress=not args.no_progress,
+            force=getattr(args, "force", False),
         )
     except ConfigError as exc:
-        print(f"critlab report: error: {exc}", file=sys.stderr)
+        print(f"critlab report: error: {one_line(exc)}", file=sys.stderr)
         return 2
     print(result.summary["verdict"])
     print(f"report: {result.out / 'index.html'}")
