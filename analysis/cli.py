@@ -306,7 +306,7 @@ def _cluster(scheduler: str | None):
     is imported only when asked for."""
     if scheduler is None:
         return nullcontext(None)
-    from critlab.kernels.cluster import connect
+    from critlab.kernels.scheduler import connect
 
     return connect(scheduler)
 

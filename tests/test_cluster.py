@@ -25,8 +25,8 @@ from _biased import InterruptingBar  # noqa: E402
 from critlab.analysis.cli import main  # noqa: E402
 from critlab.analysis.sweep import sweep  # noqa: E402
 from critlab.analysis.systems.thac0 import Thac0Spec, simulate  # noqa: E402
-from critlab.kernels import cluster as cluster_module  # noqa: E402
 from critlab.kernels import runner  # noqa: E402
+from critlab.kernels import scheduler as scheduler_module  # noqa: E402
 from critlab.kernels.cluster import run_on_client  # noqa: E402
 from critlab.kernels.rng import stream_state  # noqa: E402
 from critlab.kernels.runner import BLOCK_TRIALS, block_sizes, run  # noqa: E402
@@ -145,7 +145,7 @@ def test_command_line_scheduler(client, capsys):
 
 
 def test_command_line_unreachable_scheduler_is_one_line(capsys, monkeypatch):
-    monkeypatch.setattr(cluster_module, "CONNECT_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(scheduler_module, "CONNECT_TIMEOUT_S", 0.5)
     argv = ["simulate", "thac0", "--thac0", "10", "--target-ac", "0", "--trials", "10", "--no-progress"]
     assert main([*argv, "--scheduler", "tcp://127.0.0.1:9"]) == 2
     err = capsys.readouterr().err

@@ -320,9 +320,9 @@ class _Server:
 @pytest.mark.parametrize("reply", [b"HTTP/1.0 400 Bad Request\r\n\r\n" * 4, None], ids=["http", "silent"])
 def test_a_port_that_is_not_dask_is_refused_in_bounded_time(capsys, monkeypatch, reply):
     pytest.importorskip("distributed")
-    from critlab.kernels import cluster
+    from critlab.kernels import scheduler
 
-    monkeypatch.setattr(cluster, "HANDSHAKE_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(scheduler, "HANDSHAKE_TIMEOUT_S", 1.0)
     server = _Server(reply)
     try:
         argv = ["simulate", "thac0", "--thac0", "15", "--target-ac", "5", "--trials", "10", "--no-progress"]
