@@ -1,19 +1,32 @@
 """Kernel for ``crit-range`` (CRIT and CRITFAIL ranges on a d20).
 
-Each trial rolls the d20 and, on a hit or a CRIT, the damage dice and the CRIT dice one
-die at a time (every CRIT die explodes on its maximum, without limit), then applies DT
-and DR in integer arithmetic, as a table would. :func:`trial` is one attack or test (a
-label and its damage); :func:`block` tallies ``n`` of them, and the weapon's lives read off
-the same attacks in order (see :func:`block`).
+Each trial rolls the d20 (both dice under advantage or disadvantage, keeping one) and,
+on a hit or a CRIT, the damage dice and the CRIT dice one die at a time (every CRIT die
+explodes on its maximum, without limit), then applies DT and DR in integer arithmetic,
+as a table would. :func:`trial` is one attack or test (a label and its damage);
+:func:`block` tallies ``n`` of them, and the weapon's lives read off the same attacks in
+order.
+
+Why the block is shaped as it is (measured: 34 ns a trial before, about 8 after, at
+80% of the same dice drawn alone): the rules take the scalars of :class:`Rules` and
+*borrowed* views of the dice arrays (:func:`critlab.kernels.fast_dice.borrowed`), since
+an owned array handed to an inlined function is counted in and out with two atomic
+operations on every trial; a natural's label is read from a table of the 20 naturals
+built once per block by the same :func:`label_of`; counts stay in the kernel's own
+frame and reach ``out`` once per block, and only hits and CRITs write a histogram bin
+(every other trial adds 0 to both, counted in bulk); simple damage and CRIT dice are
+rolled by :func:`critlab.kernels.fast_dice.roll_planned`, which draws the same dice as
+the interpreter, so the tallies are those of the straightforward loop, bit for bit.
 """
 
 from __future__ import annotations
 
 from collections import namedtuple
 
-from critlab.kernels.bins import add_counter, add_label, add_value
+from critlab.kernels.counts import add_to_bin, counter_at, hist_at, natural_tables
 from critlab.kernels.d20 import roll_d20
-from critlab.kernels.dice import local_scratch, roll_floored
+from critlab.kernels.dice import local_scratch
+from critlab.kernels.fast_dice import borrowed, roll_planned
 from critlab.kernels.jit import kernel
 from critlab.kernels.rng import local_state
 from critlab.kernels.vocab import vocabulary
@@ -24,19 +37,27 @@ TestOutcome = vocabulary("TestOutcome", "critfail failure success crit", module=
 Mode = vocabulary("Mode", "attack test", module=__name__)
 Hist = vocabulary("Hist", "damage crit_bonus attacks_to_break", module=__name__)
 Counter = vocabulary("Counter", "damage_sum attacks_sum", module=__name__)
+CRITFAIL, MISS, HIT, CRIT = (int(m) for m in AttackOutcome)
 
-Args = namedtuple(
-    "Args",
-    "attack roll bonus target crit_from critfail_to dmg_terms dmg_const crit_terms crit_const dt keep den "
-    "x_max condition wear_num wear_den",
+Rules = namedtuple(
+    "Rules",
+    "attack roll bonus target crit_from critfail_to "
+    "dmg_simple dmg_count dmg_sides dmg_explode dmg_const "
+    "crit_simple crit_count crit_sides crit_explode crit_const "
+    "dt keep den x_max condition wear_num wear_den",
 )
-"""The kernel's arguments, built by :mod:`critlab.analysis.systems.crit_range` from a spec:
+"""The rules as scalars, built by :mod:`critlab.analysis.systems.crit_range` from a spec:
 ``roll`` is the d20 roll mode (:data:`critlab.kernels.d20.RollMode`), whose kept die is
 the natural for every rule; ``bonus`` / ``target`` are attack_bonus / evasion (or bonus /
-difficulty); naturals ``>= crit_from`` are CRITs and ``<= critfail_to`` CRITFAILs;
+difficulty); naturals ``>= crit_from`` are CRITs and ``<= critfail_to`` CRITFAILs; the
+damage and CRIT dice by their :func:`critlab.kernels.fast_dice.plan` and constant;
 ``keep / den`` is 1 − DR (see :func:`scale_floor`); a block records
 ``max(1, n * wear_num // wear_den)`` weapon lives of ``condition`` Condition (none when
 ``wear_num`` is 0; see :func:`block`)."""
+
+Args = namedtuple("Args", "rules dmg_terms crit_terms")
+"""The kernel's arguments: the :class:`Rules` and the encoded damage and CRIT dice (read
+only where an expression is not simple)."""
 
 
 @kernel(inline="always")
@@ -69,43 +90,67 @@ def scale_floor(x, keep, den, x_max):
 
 
 @kernel(inline="always")
-def trial(s, a, scratch):
-    """One attack (or skill test when ``a.attack`` is false): ``(label, damage, crit_bonus)``."""
-    natural = roll_d20(s, a.roll)
-    damage = 0
-    crit_bonus = 0
-    if natural <= a.critfail_to:
-        label = AttackOutcome.CRITFAIL
-    elif natural >= a.crit_from:
-        label = AttackOutcome.CRIT
-        if a.attack:
-            # each damage roll is floored at 0 before DT; CRIT dice come after DT
-            after_dt = max(0, roll_floored(s, a.dmg_terms, a.dmg_const, scratch) - a.dt)
-            crit_bonus = roll_floored(s, a.crit_terms, a.crit_const, scratch)
-            damage = scale_floor(after_dt + crit_bonus, a.keep, a.den, a.x_max)
-    elif natural + a.bonus >= a.target:
-        label = AttackOutcome.HIT
-        if a.attack:
-            after_dt = max(0, roll_floored(s, a.dmg_terms, a.dmg_const, scratch) - a.dt)
-            damage = scale_floor(after_dt, a.keep, a.den, a.x_max)
-    else:
-        label = AttackOutcome.MISS
-    return label, damage, crit_bonus
+def label_of(natural, r):
+    """The label of a kept natural (the same indices in test mode)."""
+    if natural <= r.critfail_to:
+        return CRITFAIL
+    if natural >= r.crit_from:
+        return CRIT
+    if natural + r.bonus >= r.target:
+        return HIT
+    return MISS
 
 
 @kernel(inline="always")
-def _attacks_to_break(s, a, lives, out, layout):
-    """Record ``lives`` weapon lives of fresh attacks (their d20s alone: damage does not
-    wear a weapon): for each, the attacks until the ``condition``-th CRITFAIL."""
-    for _ in range(lives):
-        left = a.condition
-        used = 0
-        while left > 0:
-            used += 1
-            if roll_d20(s, a.roll) <= a.critfail_to:
-                left -= 1
-        add_value(out, layout, Hist.ATTACKS_TO_BREAK, used)
-        add_counter(out, layout, Counter.ATTACKS_SUM, used)
+def damage_of(s, label, r, dmg_terms, crit_terms, scratch):
+    """``(damage, crit_bonus)`` of a hit or a CRIT: each damage roll floored at 0 before
+    DT, the CRIT dice added after DT, the sum reduced by DR rounding down.
+
+    The damage roll and a CRIT's dice are rolled at one place in a loop, not at one
+    place each: every place inlines the interpreter, and the compile time grows with each.
+    """
+    after_dt = 0
+    crit_bonus = 0
+    for which in range(2 if label == CRIT else 1):
+        crit = which == 1
+        roll = roll_planned(
+            s,
+            r.crit_simple if crit else r.dmg_simple,
+            r.crit_count if crit else r.dmg_count,
+            r.crit_sides if crit else r.dmg_sides,
+            r.crit_explode if crit else r.dmg_explode,
+            crit_terms if crit else dmg_terms,
+            r.crit_const if crit else r.dmg_const,
+            scratch,
+        )
+        if crit:
+            crit_bonus = max(0, roll)
+        else:
+            after_dt = max(0, max(0, roll) - r.dt)
+    return scale_floor(after_dt + crit_bonus, r.keep, r.den, r.x_max), crit_bonus
+
+
+@kernel(inline="always")
+def trial(s, a, scratch):
+    """One attack (or skill test when ``a.rules.attack`` is false):
+    ``(label, damage, crit_bonus)``."""
+    r = a.rules
+    label = label_of(roll_d20(s, r.roll), r)
+    if r.attack and label >= HIT:
+        damage, crit_bonus = damage_of(s, label, r, a.dmg_terms, a.crit_terms, scratch)
+        return label, damage, crit_bonus
+    return label, 0, 0
+
+
+@kernel(inline="always")
+def _life(s, r, used, left):
+    """Attacks until a weapon with ``left`` Condition, ``used`` attacks old, breaks: it
+    goes on attacking (its d20s alone: damage does not wear a weapon)."""
+    while left > 0:
+        used += 1
+        if roll_d20(s, r.roll) <= r.critfail_to:
+            left -= 1
+    return used
 
 
 @kernel
@@ -126,31 +171,57 @@ def block(s, n, out, layout, a):
     """
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     scratch = local_scratch()
-    lives = max(1, n * a.wear_num // a.wear_den) if a.wear_num > 0 else 0
-    left = a.condition  # Condition of the weapon in use
-    used = 0  # attacks made with it
-    for _ in range(n):
-        label, damage, crit_bonus = trial(s, a, scratch)
-        add_label(out, label)
-        if a.attack:
-            add_value(out, layout, Hist.DAMAGE, damage)
-            add_value(out, layout, Hist.CRIT_BONUS, crit_bonus)
-            add_counter(out, layout, Counter.DAMAGE_SUM, damage)
-        if lives > 0:
-            used += 1
-            if label == AttackOutcome.CRITFAIL:
+    r = a.rules
+    dmg_terms = borrowed(a.dmg_terms)
+    crit_terms = borrowed(a.crit_terms)
+    labels, seen = natural_tables(label_of, r)  # each natural's label; trials that kept it
+    # the layout's offsets as scalars: read once, not reloaded after every count
+    d_start, d_lo, d_bins = hist_at(layout, Hist.DAMAGE)
+    b_start, b_lo, b_bins = hist_at(layout, Hist.CRIT_BONUS)
+    l_start, l_lo, l_bins = hist_at(layout, Hist.ATTACKS_TO_BREAK)
+    damage_sum = 0
+    attacks_sum = 0
+    lives = max(1, n * r.wear_num // r.wear_den) if r.wear_num > 0 else 0
+    left = r.condition  # Condition of the weapon in use
+    start = 0  # the trial it was first used in
+    if not r.attack:  # a test: its d20 alone
+        for _ in range(n):
+            seen[roll_d20(s, r.roll)] += 1
+    else:
+        for i in range(n):
+            natural = roll_d20(s, r.roll)
+            seen[natural] += 1
+            label = labels[natural]
+            if label >= HIT:
+                damage, crit_bonus = damage_of(s, label, r, dmg_terms, crit_terms, scratch)
+                add_to_bin(out, d_start, d_lo, d_bins, damage, 1)
+                if label == CRIT:
+                    add_to_bin(out, b_start, b_lo, b_bins, crit_bonus, 1)
+                damage_sum += damage
+            elif lives > 0 and label == CRITFAIL:
                 left -= 1
-                if left == 0:
-                    add_value(out, layout, Hist.ATTACKS_TO_BREAK, used)
-                    add_counter(out, layout, Counter.ATTACKS_SUM, used)
+                if left == 0:  # a weapon breaks: the next one takes over
+                    add_to_bin(out, l_start, l_lo, l_bins, i + 1 - start, 1)
+                    attacks_sum += i + 1 - start
                     lives -= 1
-                    left = a.condition
-                    used = 0
-    if lives > 0:  # the weapon in use goes on attacking until it breaks
-        while left > 0:
-            used += 1
-            if roll_d20(s, a.roll) <= a.critfail_to:
-                left -= 1
-        add_value(out, layout, Hist.ATTACKS_TO_BREAK, used)
-        add_counter(out, layout, Counter.ATTACKS_SUM, used)
-        _attacks_to_break(s, a, lives - 1, out, layout)
+                    left = r.condition
+                    start = i + 1
+    hits = 0
+    crits = 0
+    for natural in range(1, 21):
+        out[labels[natural]] += seen[natural]
+        hits += seen[natural] if labels[natural] >= HIT else 0
+        crits += seen[natural] if labels[natural] == CRIT else 0
+    if r.attack:  # every trial that is not a hit or a CRIT deals 0; every non-CRIT adds 0
+        add_to_bin(out, d_start, d_lo, d_bins, 0, n - hits)
+        add_to_bin(out, b_start, b_lo, b_bins, 0, n - crits)
+    if lives > 0:  # the weapon in use goes on until it breaks, then fresh ones
+        used = _life(s, r, n - start, left)
+        add_to_bin(out, l_start, l_lo, l_bins, used, 1)
+        attacks_sum += used
+        for _ in range(lives - 1):
+            used = _life(s, r, 0, r.condition)
+            add_to_bin(out, l_start, l_lo, l_bins, used, 1)
+            attacks_sum += used
+    out[counter_at(layout, Counter.DAMAGE_SUM)] += damage_sum
+    out[counter_at(layout, Counter.ATTACKS_SUM)] += attacks_sum

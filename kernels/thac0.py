@@ -4,15 +4,24 @@ Each trial rolls the d20 (both dice under advantage or disadvantage, keeping one
 where the rules say so, the fumble reroll and the damage dice, one die at a time, exactly
 as a table would. :func:`trial` is one attack (a label and its damage); :func:`block`
 tallies ``n`` of them.
+
+The block is shaped for speed as :mod:`critlab.kernels.crit_range`'s is (measured: 23
+ns an attack before, about 6 after): scalar :class:`Rules` and borrowed dice arrays in
+the per-trial functions, each natural's label from a table built once per block by the
+same :func:`label_of`, counts in the kernel's own frame, histogram bins written only by
+the attacks that deal damage, and simple damage dice rolled by
+:func:`critlab.kernels.fast_dice.roll_planned`; the dice drawn are those of the
+straightforward loop, in the same order, so the tallies are the same bit for bit.
 """
 
 from __future__ import annotations
 
 from collections import namedtuple
 
-from critlab.kernels.bins import add_counter, add_label, add_value
+from critlab.kernels.counts import add_to_bin, counter_at, hist_at, natural_tables
 from critlab.kernels.d20 import roll_d20
-from critlab.kernels.dice import local_scratch, roll_expr, roll_floored
+from critlab.kernels.dice import local_scratch
+from critlab.kernels.fast_dice import borrowed, roll_planned
 from critlab.kernels.jit import kernel
 from critlab.kernels.rng import die, local_state
 from critlab.kernels.vocab import vocabulary
@@ -23,14 +32,23 @@ Outcome = vocabulary(
 CritOption = vocabulary("CritOption", "double max severity", module=__name__)
 Hist = vocabulary("Hist", "damage severity", module=__name__)
 Counter = vocabulary("Counter", "damage_sum", module=__name__)
+# A natural 1 whose -20 reroll decides between fumble and fumble_reroll_hit (never a label).
+REROLL = len(Outcome)
 
-Args = namedtuple(
-    "Args",
-    "roll need to_hit crit_threshold fumble_is_miss crit_option dmg_terms dmg_const dmg_min dmg_max "
-    "sev_terms sev_const",
+Rules = namedtuple(
+    "Rules",
+    "roll need to_hit crit_threshold fumble_is_miss crit_option halvings dmg_min dmg_max "
+    "dmg_simple dmg_count dmg_sides dmg_explode dmg_const "
+    "sev_simple sev_count sev_sides sev_explode sev_const",
 )
-"""The kernel's arguments, built by :mod:`critlab.analysis.systems.thac0` from a spec;
-``roll`` is the d20 roll mode (:data:`critlab.kernels.d20.RollMode`)."""
+"""The rules as scalars, built by :mod:`critlab.analysis.systems.thac0` from a spec:
+``roll`` is the d20 roll mode (:data:`critlab.kernels.d20.RollMode`); ``halvings`` how
+many times a natural 20 that falls more than 10 short halves its damage; the damage and
+severity dice by their :func:`critlab.kernels.fast_dice.plan` and constant."""
+
+Args = namedtuple("Args", "rules dmg_terms sev_terms")
+"""The kernel's arguments: the :class:`Rules` and the encoded damage and severity dice
+(read only where an expression is not simple)."""
 
 
 @kernel(inline="always")
@@ -46,46 +64,68 @@ def halve(damage, times):
 
 
 @kernel(inline="always")
-def trial(s, a, scratch):
-    """One attack: ``(label, damage, severity)``. The kept d20 of ``a.roll`` is the natural
-    for every rule; the fumble reroll is one plain d20 whatever the roll mode."""
-    natural = roll_d20(s, a.roll)
-    damage = 0
-    severity = 0
+def label_of(natural, r):
+    """The label of a kept natural, or :data:`REROLL` for a natural 1 whose -20 reroll decides."""
     if natural == 1:
-        label = Outcome.FUMBLE
-        if 1 + a.to_hit >= a.need:  # the 1 would have hit
-            if a.to_hit >= a.need:  # a -20 reroll could hit at all
-                reroll = die(s, 20)
-                if reroll + a.to_hit - 20 >= a.need:
-                    label = Outcome.FUMBLE_REROLL_HIT
-                    damage = a.dmg_min
-            elif a.fumble_is_miss:
-                label = Outcome.MISS
-    else:
-        hit_by = natural + a.to_hit - a.need
-        shortfall = a.need - (20 + a.to_hit)
-        if natural == 20 and shortfall > 10:
-            label = Outcome.NATURAL20_REDUCED
-            halvings = (shortfall - 10 + 4) // 5  # ceil((s - 10) / 5)
-            damage = halve(roll_floored(s, a.dmg_terms, a.dmg_const, scratch), halvings)
-        elif hit_by >= 0 or natural == 20:
-            if natural >= a.crit_threshold and hit_by >= 5:
-                label = Outcome.CRITICAL_HIT
-                if a.crit_option == CritOption.DOUBLE:
-                    damage = roll_floored(s, a.dmg_terms, a.dmg_const, scratch)
-                    damage += roll_floored(s, a.dmg_terms, a.dmg_const, scratch)
-                elif a.crit_option == CritOption.MAX:
-                    damage = a.dmg_max
-                else:
-                    damage = roll_floored(s, a.dmg_terms, a.dmg_const, scratch)
-                    severity = roll_expr(s, a.sev_terms, a.sev_const, scratch)
-            else:
-                label = Outcome.HIT
-                damage = roll_floored(s, a.dmg_terms, a.dmg_const, scratch)
-        else:
-            label = Outcome.MISS
+        if 1 + r.to_hit >= r.need:  # the 1 would have hit
+            if r.to_hit >= r.need:  # a -20 reroll could hit at all
+                return REROLL
+            if r.fumble_is_miss:
+                return Outcome.MISS
+        return Outcome.FUMBLE
+    hit_by = natural + r.to_hit - r.need
+    if natural == 20 and r.halvings > 0:
+        return Outcome.NATURAL20_REDUCED
+    if hit_by >= 0 or natural == 20:
+        if natural >= r.crit_threshold and hit_by >= 5:
+            return Outcome.CRITICAL_HIT
+        return Outcome.HIT
+    return Outcome.MISS
+
+
+@kernel(inline="always")
+def resolve(s, label, r, dmg_terms, sev_terms, scratch):
+    """``(label, damage, severity)`` of an attack whose natural gave ``label``: the fumble
+    reroll (one plain d20, whatever the roll mode) and the damage dice.
+
+    The damage dice are rolled at one place in a loop (a doubled critical hit rolls twice,
+    each roll floored at 0), not once per rule: every place inlines the interpreter, and
+    the compile time grows with each.
+    """
+    if label == REROLL:
+        if die(s, 20) + r.to_hit - 20 >= r.need:
+            return Outcome.FUMBLE_REROLL_HIT, r.dmg_min, 0
+        return Outcome.FUMBLE, 0, 0
+    rolls = 1
+    if label == Outcome.CRITICAL_HIT:
+        rolls = 2 if r.crit_option == CritOption.DOUBLE else 1 if r.crit_option == CritOption.SEVERITY else 0
+    elif label != Outcome.HIT and label != Outcome.NATURAL20_REDUCED:
+        rolls = 0
+    damage = 0
+    for _ in range(rolls):
+        roll = roll_planned(
+            s, r.dmg_simple, r.dmg_count, r.dmg_sides, r.dmg_explode, dmg_terms, r.dmg_const, scratch
+        )
+        damage += max(0, roll)
+    severity = 0
+    if label == Outcome.NATURAL20_REDUCED:
+        damage = halve(damage, r.halvings)
+    elif label == Outcome.CRITICAL_HIT:
+        if r.crit_option == CritOption.MAX:
+            damage = r.dmg_max
+        elif r.crit_option == CritOption.SEVERITY:
+            severity = roll_planned(
+                s, r.sev_simple, r.sev_count, r.sev_sides, r.sev_explode, sev_terms, r.sev_const, scratch
+            )
     return label, damage, severity
+
+
+@kernel(inline="always")
+def trial(s, a, scratch):
+    """One attack: ``(label, damage, severity)``. The kept d20 of the roll mode is the
+    natural for every rule; the fumble reroll is one plain d20 whatever the roll mode."""
+    r = a.rules
+    return resolve(s, label_of(roll_d20(s, r.roll), r), r, a.dmg_terms, a.sev_terms, scratch)
 
 
 @kernel
@@ -93,10 +133,40 @@ def block(s, n, out, layout, a):
     """Tally ``n`` attacks into ``out`` (see :mod:`critlab.kernels.bins` for the layout)."""
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     scratch = local_scratch()
+    r = a.rules
+    severity_on = r.crit_option == CritOption.SEVERITY
+    # the layout's offsets as scalars: read once, not reloaded after every count
+    d_start, d_lo, d_bins = hist_at(layout, Hist.DAMAGE)
+    s_start, s_lo, s_bins = hist_at(layout, Hist.SEVERITY)
+    labels, seen = natural_tables(label_of, r)  # each natural's label; attacks that kept it
+    dmg_terms = borrowed(a.dmg_terms)
+    sev_terms = borrowed(a.sev_terms)
+    dealt = 0  # attacks that wrote a damage bin
+    criticals = 0
+    reroll_hits = 0
+    damage_sum = 0
     for _ in range(n):
-        label, damage, severity = trial(s, a, scratch)
-        add_label(out, label)
-        add_value(out, layout, Hist.DAMAGE, damage)
-        if a.crit_option == CritOption.SEVERITY:
-            add_value(out, layout, Hist.SEVERITY, severity)
-        add_counter(out, layout, Counter.DAMAGE_SUM, damage)
+        natural = roll_d20(s, r.roll)
+        seen[natural] += 1
+        label = labels[natural]
+        if label >= Outcome.FUMBLE_REROLL_HIT:  # the labels that roll more dice
+            label, damage, severity = resolve(s, label, r, dmg_terms, sev_terms, scratch)
+            if label != Outcome.FUMBLE:
+                add_to_bin(out, d_start, d_lo, d_bins, damage, 1)
+                dealt += 1
+                damage_sum += damage
+                reroll_hits += label == Outcome.FUMBLE_REROLL_HIT
+            if severity_on and label == Outcome.CRITICAL_HIT:
+                add_to_bin(out, s_start, s_lo, s_bins, severity, 1)
+                criticals += 1
+    for natural in range(1, 21):
+        label = labels[natural]
+        if label == REROLL:  # the natural 1s: rerolls that hit, the rest fumbles
+            out[Outcome.FUMBLE_REROLL_HIT] += reroll_hits
+            out[Outcome.FUMBLE] += seen[natural] - reroll_hits
+        else:
+            out[label] += seen[natural]
+    add_to_bin(out, d_start, d_lo, d_bins, 0, n - dealt)  # every other attack deals 0
+    if severity_on:
+        add_to_bin(out, s_start, s_lo, s_bins, 0, n - criticals)
+    out[counter_at(layout, Counter.DAMAGE_SUM)] += damage_sum

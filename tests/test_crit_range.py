@@ -495,3 +495,20 @@ def test_roll_mode_table_and_plot():
     fig = plot_roll_modes(CritRangeSpec(attack_bonus=5, evasion=15), crit_ranges=range(0, 3))
     assert all("(exact)" in a.get_title() for a in fig.axes)
     plt.close(fig)
+
+
+# -- the benchmark's baselines -----------------------------------------------------------
+@pytest.mark.parametrize("roll", ["normal", "advantage"])
+def test_numpy_bench_is_the_same_attack(roll):
+    from benchmarks.crit_range import BENCH_SPEC, dice_floor, numpy_attack
+    from critlab.analysis.validate import chi_square
+
+    spec = CritRangeSpec(**BENCH_SPEC, roll=roll)
+    ex = exact(spec)
+    labels, damage_hist, _, damage_sum, lives = numpy_attack(roll)(200_000)
+    assert chi_square(ex.probs, labels)[2] > ALPHA
+    d = ex.distributions["damage"]
+    assert chi_square(np.array([d.pmf(v) for v in range(64)]), damage_hist)[2] > ALPHA
+    assert abs(damage_sum / 200_000 - ex.metrics["expected_damage"]) < 5 * d.sd / math.sqrt(200_000)
+    assert lives.sum() > 0
+    assert dice_floor(spec)(1000, 1)[0] == 1000  # the floor draws every trial

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from critlab.analysis.spec import SpecError
@@ -172,3 +173,17 @@ def test_cli_bad_roll_exits_2(capsys):
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1
     assert "roll" in err and "twice" in err and "normal, advantage, disadvantage" in err
+
+
+@pytest.mark.parametrize("roll", ["normal", "advantage"])
+def test_numpy_bench_is_the_same_attack(roll):
+    from benchmarks.thac0 import BENCH_SPEC, dice_floor, numpy_attack
+    from critlab.analysis.validate import chi_square
+
+    spec = Thac0Spec(**BENCH_SPEC, roll=roll)
+    ex = exact(spec)
+    labels, damage_hist, _ = numpy_attack(roll)(200_000)
+    assert chi_square(ex.probs, labels)[2] > ALPHA
+    d = ex.distributions["damage"]
+    assert chi_square(np.array([d.pmf(v) for v in range(17)]), damage_hist)[2] > ALPHA
+    assert dice_floor(spec)(1000, 1)[0] == 1000  # the floor draws every trial

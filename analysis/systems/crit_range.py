@@ -39,6 +39,7 @@ from critlab.analysis.spec import Spec, SpecError, check_dice
 from critlab.analysis.systems.base import RuleSystem, Simulator
 from critlab.analysis.tally import Tally
 from critlab.kernels import crit_range as k
+from critlab.kernels.fast_dice import plan
 from critlab.kernels.vocab import words
 
 ATTACK_LABELS = words(k.AttackOutcome)
@@ -309,20 +310,28 @@ def kernel_args(spec: CritRangeSpec) -> k.Args:
     """The kernel's arguments for ``spec``."""
     dmg_terms, dmg_const = spec.damage_expr.encode()
     crit_terms, crit_const = spec.crit_dice_expr.encode()
+    dmg_simple, dmg_count, dmg_sides, dmg_explode = plan(dmg_terms)
+    crit_simple, crit_count, crit_sides, crit_explode = plan(crit_terms)
     keep = 1 - spec.dr_fraction
     attack = spec.mode == "attack"
     critfail = label_chances(spec)[0]
     wear = attack and spec.critfail_range > 0
-    return k.Args(
+    rules = k.Rules(
         attack=attack,
         roll=roll_code(spec.roll),
         bonus=spec.attack_bonus if attack else spec.bonus,
         target=spec.evasion if attack else spec.difficulty,
         crit_from=21 - spec.crit_range,
         critfail_to=spec.critfail_range,
-        dmg_terms=dmg_terms,
+        dmg_simple=dmg_simple,
+        dmg_count=dmg_count,
+        dmg_sides=dmg_sides,
+        dmg_explode=dmg_explode,
         dmg_const=dmg_const,
-        crit_terms=crit_terms,
+        crit_simple=crit_simple,
+        crit_count=crit_count,
+        crit_sides=crit_sides,
+        crit_explode=crit_explode,
         crit_const=crit_const,
         dt=spec.dt,
         keep=keep.numerator,
@@ -333,6 +342,7 @@ def kernel_args(spec: CritRangeSpec) -> k.Args:
         wear_num=int(critfail * NATURAL_DENOMINATOR) if wear else 0,
         wear_den=spec.condition * NATURAL_DENOMINATOR,
     )
+    return k.Args(rules=rules, dmg_terms=dmg_terms, crit_terms=crit_terms)
 
 
 def simulated_metrics(spec: CritRangeSpec, tally: Tally) -> dict[str, float | None]:

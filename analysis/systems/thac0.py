@@ -33,6 +33,7 @@ from critlab.analysis.spec import Spec, SpecError, check_dice
 from critlab.analysis.systems.base import RuleSystem, Simulator
 from critlab.analysis.tally import Tally
 from critlab.kernels import thac0 as k
+from critlab.kernels.fast_dice import plan
 from critlab.kernels.vocab import words
 
 LABELS = words(k.Outcome)
@@ -193,20 +194,30 @@ def kernel_args(spec: Thac0Spec) -> k.Args:
     """The kernel's arguments for ``spec``."""
     dmg_terms, dmg_const = spec.damage_expr.encode()
     sev_terms, sev_const = spec.severity_expr.encode()
-    return k.Args(
+    dmg_simple, dmg_count, dmg_sides, dmg_explode = plan(dmg_terms)
+    sev_simple, sev_count, sev_sides, sev_explode = plan(sev_terms)
+    rules = k.Rules(
         roll=roll_code(spec.roll),
         need=spec.need,
         to_hit=spec.to_hit,
         crit_threshold=spec.crit_threshold,
         fumble_is_miss=spec.fumble_without_reroll == "miss",
         crit_option=CRIT_OPTIONS.index(spec.crit_option),
-        dmg_terms=dmg_terms,
-        dmg_const=dmg_const,
+        halvings=halvings(spec.need - (20 + spec.to_hit)),
         dmg_min=max(0, spec.damage_expr.min),
         dmg_max=max(0, spec.damage_expr.max or 0),
-        sev_terms=sev_terms,
+        dmg_simple=dmg_simple,
+        dmg_count=dmg_count,
+        dmg_sides=dmg_sides,
+        dmg_explode=dmg_explode,
+        dmg_const=dmg_const,
+        sev_simple=sev_simple,
+        sev_count=sev_count,
+        sev_sides=sev_sides,
+        sev_explode=sev_explode,
         sev_const=sev_const,
     )
+    return k.Args(rules=rules, dmg_terms=dmg_terms, sev_terms=sev_terms)
 
 
 def simulated_metrics(spec: Thac0Spec, tally: Tally) -> dict[str, float]:

@@ -1,0 +1,87 @@
+"""Specialised rolls for the simple dice expressions most weapons use.
+
+An expression of at most one term of added dice that keeps them all, with no reroll and
+no success count (``1d8``, ``2d6+1``, ``1d6!``, ``3d10!>=9-2``, a constant) is rolled by a
+loop over scalars; any other goes to the generic interpreter
+:func:`critlab.kernels.dice.roll_expr`. The specialised roll draws the very same dice in
+the same order as the interpreter (one :func:`~critlab.kernels.rng.die` per die, again
+while a die shows its exploding face or higher), so a kernel that uses it gets
+bit-identical tallies; what it saves is the interpreter's loads of the encoded terms
+and its reroll, keep and success bookkeeping on every die.
+
+A :func:`plan` of an encoded expression is ``(simple, count, sides, explode_at)``:
+
+>>> from critlab.kernels.dice import KEEP_ALL
+>>> import numpy as np
+>>> plan(np.array([[1, 2, 6, KEEP_ALL, 0, 0, 0, 0, 7, 0]]))      # 2d6: no face explodes
+(True, 2, 6, 7)
+>>> plan(np.array([[1, 1, 6, KEEP_ALL, 0, 1, 0, 0, 6, 0]]))      # 1d6!
+(True, 1, 6, 6)
+>>> plan(np.zeros((0, 10), dtype=np.int64))                      # a constant: no dice
+(True, 0, 1, 2)
+>>> plan(np.array([[1, 4, 6, 1, 3, 0, 0, 0, 7, 0]]))[0]          # 4d6kh3: the interpreter
+False
+"""
+
+from __future__ import annotations
+
+from numba import carray, types
+from numba.core.extending import intrinsic
+
+from critlab.kernels.dice import KEEP_ALL, REROLL_NONE, roll_expr
+from critlab.kernels.jit import kernel
+from critlab.kernels.rng import die
+
+
+def plan(terms) -> tuple[bool, int, int, int]:
+    """How a kernel rolls the encoded terms ``terms`` (columns as in
+    :func:`~critlab.kernels.dice.roll_expr`): ``simple`` with its dice count, sides and
+    first exploding face (``sides + 1`` where none explodes), or not simple: the
+    interpreter, with the terms themselves."""
+    if len(terms) == 0:
+        return True, 0, 1, 2
+    if len(terms) == 1:
+        sign, count, sides, mode, _keep, _exploding, reroll, _at, explode_at, success_at = (
+            int(v) for v in terms[0]
+        )
+        if sign == 1 and mode == KEEP_ALL and reroll == REROLL_NONE and success_at == 0:
+            return True, count, sides, explode_at
+    return False, 0, 1, 2
+
+
+@kernel(inline="always")
+def roll_planned(s, simple, count, sides, explode_at, terms, constant, scratch):
+    """One roll of an expression by its :func:`plan` (``terms`` are read only by the
+    interpreter)."""
+    if not simple:
+        return roll_expr(s, terms, constant, scratch)
+    total = constant
+    for _ in range(count):
+        while True:
+            face = die(s, sides)
+            total += face
+            if face < explode_at:
+                break
+    return total
+
+
+@intrinsic
+def _data(typingctx, arr):
+    """The data pointer of a C-contiguous array."""
+    if not isinstance(arr, types.Array) or arr.layout != "C":
+        return None
+    sig = types.CPointer(arr.dtype)(arr)
+
+    def codegen(context, builder, signature, args):
+        return context.make_array(signature.args[0])(context, builder, args[0]).data
+
+    return sig, codegen
+
+
+@kernel(inline="always")
+def borrowed(arr):
+    """A view of the C-contiguous ``arr`` that owns no reference: passing it into the
+    per-trial functions costs nothing, where an owned array is counted in and out of
+    every inlined call (two atomic operations each). Valid while ``arr`` is alive: take
+    it at the top of a block from an argument."""
+    return carray(_data(arr), arr.shape)
