@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from critlab.analysis.report import figures, findings, tables
-from critlab.analysis.report.build import SectionOutput, run_sweep, wide_table
+from critlab.analysis.report.build import SectionOutput, run_sweep, table_columns, wide_table
 from critlab.analysis.report.config import SweepSection, load_config, parse_config
 from critlab.analysis.report.doc import Details, Figure, Paragraph, Table
 from critlab.analysis.report.validation import summary_sentence, trust_sentence, validation_output
@@ -170,7 +170,7 @@ def test_one_format_per_column_and_no_noise():
 def test_long_tables_are_thinned_with_the_csv_linked(default_sweeps):
     _, sections = default_sweeps
     for section, wide in sections:
-        shown = tables.sweep_tables(section, wide, "tables/x.csv")
+        shown = tables.sweep_tables(section, wide, "tables/x.csv", table_columns(section))
         for t in shown:
             assert len(t.rows) <= tables.MAX_ROWS + 3 and t.csv == "tables/x.csv"
             cells = [c for row in t.rows for c in row]

@@ -185,10 +185,8 @@ def sweep_section(section: SweepSection, say: Progress) -> SectionOutput:
     if picture is not None:
         figure_file = f"figures/{stem}.png"
         axes_text = " × ".join(a.name for a in section.axes)
-        out.blocks.append(
-            Figure(figure_file, picture, f"Exact: {axes_text}, {section.n_points} points.")
-        )
-    shown = tables.sweep_tables(section, wide, csv)
+        out.blocks.append(Figure(figure_file, picture, f"Exact: {axes_text}, {section.n_points} points."))
+    shown = tables.sweep_tables(section, wide, csv, table_columns(section))
     if shown:
         out.blocks.append(
             Details(f"{tables.table_summary(shown, section.n_points)} · full CSV: {csv}", shown)

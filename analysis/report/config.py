@@ -33,6 +33,7 @@ from typing import Any
 
 from critlab.analysis.mechanic_load import resolve_from
 from critlab.analysis.report.checks import Check, parse_checks
+from critlab.analysis.report.lead import check_lead, report_keys
 from critlab.analysis.report.reading import (
     NAME,
     ConfigError,
@@ -43,7 +44,8 @@ from critlab.analysis.report.reading import (
     read_variants,
     slug,
 )
-from critlab.analysis.spec import Spec, SpecError
+from critlab.analysis.report.sweeps import cumulative_outcomes, probe_point
+from critlab.analysis.spec import Spec
 from critlab.analysis.sweep import grid_points
 from critlab.analysis.systems import MODULES, RuleSystem, registry
 from critlab.analysis.systems.base import MAX_SEED, MAX_TRIALS
@@ -64,8 +66,7 @@ _REPORT_KEYS = ("name", "title", "description", "trials", "seed", "batches", "al
 _SYSTEM_KEYS = ("title", "note", "params", "variants", "sections")
 _SWEEP_KEYS = ("kind", "id", "title", "note", "params", "grid", "variants", "axes", "outcomes", "metrics")
 _SWEEP_KEYS += ("chart", "table", "sum", "label", "log_y", "x_label", "y_label")
-# What a section says (critlab.analysis.report.findings), a cumulative view of ordered
-# outcomes (P(each or worse)), and a fight per point (its labels and metrics are the section's).
+# What a section says (report.findings, report.lead); cumulative outcomes, fights (report.sweeps)
 _SWEEP_KEYS += ("lead", "headline", "cumulative", "fight")
 _VALIDATION_KEYS = ("kind", "id", "title", "note", "params", "trials")
 
@@ -227,13 +228,7 @@ def _sweep_section(
             base_specs.setdefault(vname, spec)
             first = first or spec
 
-    from critlab.analysis.report.sweeps import fight_probe, fight_table
-
-    fight = fight_table(r)
-    try:
-        probe = system.exact(first) if not fight else fight_probe(first, fight)
-    except (SpecError, ValueError) as exc:
-        raise r.error(None, f"the exact engine rejects this section's first point: {exc}") from None
+    fight, probe = probe_point(system, first, r)  # the first point, exact (or its fight)
     labels, metric_names = tuple(probe.labels), tuple(probe.metrics)
     outcomes = r.names("outcomes")
     metrics = r.names("metrics") or ()
@@ -254,15 +249,7 @@ def _sweep_section(
         raise r.error(
             "metrics", f"metric_by needs metrics = [...]; {system.name} reports: {', '.join(metric_names)}"
         )
-    cumulative = r.get("cumulative", str, "", what='a word, e.g. "worse"')
-    if cumulative and (kind != "outcomes_by" or not cumulative.isalpha()):
-        raise r.error(
-            "cumulative", 'a word (e.g. "worse") in an outcomes_by section: P(each outcome or worse)'
-        )
-    if outcomes is None:
-        outcomes = (labels[1:] if cumulative else labels) if kind == "outcomes_by" else ()
-    if cumulative:
-        outcomes = tuple(f"{o} or {cumulative}" for o in outcomes)
+    cumulative, outcomes = cumulative_outcomes(r, kind, labels, outcomes)
 
     chart = r.get("chart", str, "stacked" if kind == "outcomes_by" else "line")
     if chart not in CHARTS:
@@ -297,22 +284,11 @@ def _sweep_section(
         log_y=r.get("log_y", bool, False),
         x_label=r.text("x_label"),
         y_label=r.text("y_label"),
-        lead=r.get("lead", dict, {}, what="a table: axis, from, to, at, quantity"),
-        headline=r.get("headline", bool, False),
-        cumulative=cumulative,
-        cumulative_of=labels if cumulative else (),
-        fight=fight,
+        **report_keys(r, cumulative, labels, fight),
     )
     if section.table not in TABLE_LAYOUTS:
         raise r.error("table", f"must be one of {', '.join(TABLE_LAYOUTS)}, got {section.table!r}")
-    if section.lead:
-        from critlab.analysis.report.findings import check_lead
-
-        problem = check_lead(section, section.lead)
-        if problem:
-            raise r.error("lead", problem)
-    if section.sum and section.cumulative:
-        raise r.error("sum", "a cumulative section shows each outcome or worse: leave sum out")
+    check_lead(section, r)
     panels = _panels(section)
     if panels > MAX_PANELS:
         raise r.error("grid", f"the chart would have {panels} panels; at most {MAX_PANELS}")

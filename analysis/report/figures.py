@@ -33,7 +33,7 @@ from matplotlib.ticker import MaxNLocator
 from critlab.analysis import style
 from critlab.analysis.report.config import Axis, SweepSection
 from critlab.analysis.report.doc import fmt_value
-from critlab.analysis.report.tables import is_probability
+from critlab.analysis.report.tables import is_probability, matrix
 
 DPI = 96
 _STYLES = ("-", "--", ":", "-.")
@@ -181,7 +181,7 @@ def line_figure(section: SweepSection, wide: pd.DataFrame) -> Figure:
     qcolours = quantity_palette(section, section.plotted)
     scolours = series_palette(series) if series else {}
     width = {1: 7.5, 2: 10.0}.get(ncols, 11.5)
-    fig = _figure(figsize=(width, 3.1 * math.ceil(len(panels) / ncols) + 0.5), layout="constrained")
+    fig = _figure(figsize=(width, 2.9 * math.ceil(len(panels) / ncols) + 0.45), layout="constrained")
     axs = _grid(fig, len(panels), ncols=ncols, sharey=len(groups) == 1)
     for (f, group), ax in zip(panels, axs, strict=True):
         sub = _select(wide, facet, f)
@@ -236,7 +236,7 @@ def stacked_figure(section: SweepSection, wide: pd.DataFrame) -> Figure:
     rvals = list(rows_axis.values) if rows_axis else [None]
     cvals = list(cols_axis.values) if cols_axis else [None]
     width = min(11.0, max(6.5, 3.0 * len(cvals) + 1.8))
-    fig = _figure(figsize=(width, 1.6 * len(rvals) + 1.1), layout="constrained")
+    fig = _figure(figsize=(width, 1.5 * len(rvals) + 1.05), layout="constrained")
     axs = fig.subplots(len(rvals), len(cvals), squeeze=False, sharex=True, sharey=True)
     colours = outcome_palette(section, section.outcomes)
     for i, r in enumerate(rvals):
@@ -311,16 +311,6 @@ def heatmap_figure(section: SweepSection, wide: pd.DataFrame) -> Figure:
     return fig
 
 
-def matrix(d: pd.DataFrame, x: Axis, y: Axis, quantity: str) -> np.ndarray:
-    """``quantity`` as a (y, x) array in the axes' value order (NaN where absent)."""
-    xi = {v: i for i, v in enumerate(x.values)}
-    yi = {v: i for i, v in enumerate(y.values)}
-    m = np.full((len(y.values), len(x.values)), np.nan)
-    for xv, yv, q in zip(d[x.name], d[y.name], d[quantity], strict=True):
-        m[yi[yv], xi[xv]] = np.nan if q is None else float(q)
-    return m
-
-
 def _cell_format(m: np.ndarray, probability: bool) -> str:
     finite = m[np.isfinite(m)]
     big = float(np.abs(finite).max()) if finite.size else 0.0
@@ -352,6 +342,8 @@ def _annotate(ax, m: np.ndarray, *, probability: bool) -> None:
             color="white" if light else "black",
         )
 
+
+__all__ = ["chart", "figure", "matrix", "png", "validation_chart", "validation_figure"]
 
 DRAW = {"line": line_figure, "stacked": stacked_figure, "heatmap": heatmap_figure}
 

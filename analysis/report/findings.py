@@ -33,8 +33,6 @@ from critlab.analysis.report.config import Axis, SweepSection
 from critlab.analysis.report.doc import fmt_value
 from critlab.analysis.report.tables import NOISE, is_probability
 
-LEAD_KEYS = ("axis", "from", "to", "at", "quantity")
-
 
 # -- numbers in words ------------------------------------------------------------------------
 def pct(p: float) -> str:
@@ -151,32 +149,7 @@ def _fixed(section: SweepSection, vary: tuple[str, ...], at: Mapping[str, Any] |
     return {a.name: at.get(a.name, base_value(section, a)) for a in section.axes if a.name not in vary}
 
 
-# -- the configured comparison ---------------------------------------------------------------
-def check_lead(section: SweepSection, lead: Mapping[str, Any]) -> str:
-    """What is wrong with a ``lead`` table ("" when nothing): an unknown key, an axis
-    the section does not sweep, a value not on that axis, a quantity it does not plot."""
-    unknown = [k for k in lead if k not in LEAD_KEYS]
-    if unknown:
-        return f"unknown key {unknown[0]!r}; lead takes {', '.join(LEAD_KEYS)}"
-    axes = {a.name: a for a in section.axes}
-    name = lead.get("axis")
-    if name not in axes:
-        return f"axis must be one of the section's axes ({', '.join(axes) or 'none'}), got {name!r}"
-    for key in ("from", "to"):
-        if lead.get(key) not in axes[name].values:
-            return f"{key} must be a value of {name} ({', '.join(map(fmt_value, axes[name].values))})"
-    at = lead.get("at", {})
-    if not isinstance(at, Mapping):
-        return "at must be a table of axis = value"
-    for k, v in at.items():
-        if k not in axes or k == name or v not in axes[k].values:
-            return f"at.{k} must be another axis of the section at one of its values"
-    q = lead.get("quantity", section.plotted[0] if section.plotted else None)
-    if q not in (*section.plotted, *section.outcomes, *section.metrics):
-        return f"quantity must be one the section shows ({', '.join(section.plotted)}), got {q!r}"
-    return ""
-
-
+# -- the configured comparison (checked by critlab.analysis.report.lead) --------------------
 def compare_sentence(section: SweepSection, wide: pd.DataFrame, lead: Mapping[str, Any]) -> str:
     """The configured comparison: the quantity at ``to`` against ``from`` on ``axis``."""
     axis = next(a for a in section.axes if a.name == lead["axis"])

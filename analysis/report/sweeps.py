@@ -49,6 +49,32 @@ def fight_table(r: Any) -> dict[str, int]:
     return dict(table)
 
 
+def probe_point(system: Any, spec: Spec, r: Any) -> tuple[dict[str, int], Any]:
+    """A section's fight (``{}`` for none) and the exact result of its first point (the
+    fight's, for a fight), or the configuration error saying why the engine refused it."""
+    fight = fight_table(r)
+    try:
+        return fight, system.exact(spec) if not fight else fight_probe(spec, fight)
+    except (SpecError, ValueError) as exc:
+        raise r.error(None, f"the exact engine rejects this section's first point: {exc}") from None
+
+
+def cumulative_outcomes(
+    r: Any, kind: str, labels: tuple[str, ...], outcomes: tuple[str, ...] | None
+) -> tuple[str, tuple[str, ...]]:
+    """A section's ``cumulative`` word ("" for none) and the outcomes it shows: without a
+    list, every label (for a cumulative view, every label after the first), each named
+    "<label> or <word>" in a cumulative view."""
+    word = r.get("cumulative", str, "", what='a word, e.g. "worse"')
+    if word and (kind != "outcomes_by" or not word.isalpha()):
+        raise r.error(
+            "cumulative", 'a word (e.g. "worse") in an outcomes_by section: P(each outcome or worse)'
+        )
+    if outcomes is None:
+        outcomes = (labels[1:] if word else labels) if kind == "outcomes_by" else ()
+    return word, tuple(f"{o} or {word}" for o in outcomes) if word else tuple(outcomes)
+
+
 def fight_probe(spec: Spec, fight: Mapping[str, int]) -> Any:
     """The exact fight of ``spec``'s attack (a result with labels and metrics)."""
     from critlab.analysis.quantity import run_fight

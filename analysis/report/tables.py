@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from critlab.analysis.report.config import Axis, SweepSection
@@ -104,12 +105,10 @@ def _ordinal(n: int) -> str:
     return {2: "2nd", 3: "3rd"}.get(n, f"{n}th")
 
 
-def sweep_tables(section: SweepSection, wide: pd.DataFrame, csv: str) -> list[Table]:
-    """The section's tables: long (a row per point) or pivoted (x down, the second axis
-    across; one table per quantity and value of a third axis), each column in one format."""
-    from critlab.analysis.report.build import table_columns
-
-    columns = table_columns(section)
+def sweep_tables(section: SweepSection, wide: pd.DataFrame, csv: str, columns: list[str]) -> list[Table]:
+    """The section's tables of its ``columns``: long (a row per point) or pivoted (x down,
+    the second axis across; one table per quantity and value of a third axis), each column
+    in one format."""
     axes = section.axes
     facet_values = axes[2].values if len(axes) > 2 else (None,)
     layout = section.table
@@ -142,8 +141,6 @@ def _long_table(section: SweepSection, wide: pd.DataFrame, columns: list[str], c
 def _pivot_tables(
     section: SweepSection, wide: pd.DataFrame, columns: list[str], facet_values, csv: str
 ) -> list[Table]:
-    from critlab.analysis.report.figures import matrix
-
     x, y = section.axes[0], section.axes[1]
     stride = math.ceil(len(x.values) / MAX_ROWS)
     xs = [*x.values[::stride], *([x.values[-1]] if (len(x.values) - 1) % stride else [])]
@@ -169,6 +166,16 @@ def _pivot_tables(
                 )
             )
     return tables
+
+
+def matrix(d: pd.DataFrame, x: Axis, y: Axis, quantity: str) -> np.ndarray:
+    """``quantity`` as a (y, x) array in the axes' value order (NaN where absent)."""
+    xi = {v: i for i, v in enumerate(x.values)}
+    yi = {v: i for i, v in enumerate(y.values)}
+    m = np.full((len(y.values), len(x.values)), np.nan)
+    for xv, yv, q in zip(d[x.name], d[y.name], d[quantity], strict=True):
+        m[yi[yv], xi[xv]] = np.nan if q is None else float(q)
+    return m
 
 
 def table_summary(tables: list[Table], points: int) -> str:
