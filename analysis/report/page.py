@@ -124,6 +124,9 @@ def assemble(
     line, ok = verdict(validations)
     doc = Document(cfg.title)
     doc.add(Paragraph(line, "ok" if ok else "fail"))
+    found = headlines([o.info for outs in outputs.values() for o in outs])
+    if found:  # the conclusions, computed from the sections' numbers, each linked to its section
+        doc.add(Heading(2, "What this report says", "findings"), Findings(found))
     if comparison is not None:
         doc.add(Paragraph(comparison.headline(), "ok" if comparison.no_change else "note"))
     commit = meta.get("git_commit")
