@@ -12,8 +12,8 @@ per grid point), never written by hand:
   most in stacked shares, the extremes over a list of choices.
 
 Sections marked ``headline = true`` give the page's "What this report says" list its
-items (their first sentence, linked to the section); without any marked, the first
-sweep section of each system does.
+items (their first sentence, linked to the section); a system with none marked gives its
+first sweep section's.
 
 >>> pct(0.0975), pct(0.0025), pct(0.152), num(0.2134), signed(0.2134), ratio(2.125)
 ('9.75%', '0.25%', '15.2%', '0.213', '+0.213', '2.1×')
@@ -319,10 +319,15 @@ def section_lead(section: SweepSection, wide: pd.DataFrame) -> list[str]:
 
 def headlines(infos: list[dict[str, Any]]) -> list[tuple[str, str]]:
     """The "What this report says" items: ``(sentence, anchor)`` of the sections marked
-    ``headline`` (else of each system's first sweep section), in page order."""
+    ``headline``, and of the first sweep section of each system with none marked, in
+    page order."""
     sweeps = [i for i in infos if i.get("lead")]
-    marked = [i for i in sweeps if i.get("headline")]
-    if not marked:
-        seen: set[str] = set()
-        marked = [i for i in sweeps if not (i["system"] in seen or seen.add(i["system"]))]
-    return [(i["lead"][0], i["anchor"]) for i in marked]
+    marked = {i["system"] for i in sweeps if i.get("headline")}
+    seen: set[str] = set()
+    picked = []
+    for i in sweeps:
+        first = i["system"] not in marked and i["system"] not in seen
+        seen.add(i["system"])
+        if i.get("headline") or first:
+            picked.append((i["lead"][0], i["anchor"]))
+    return picked
