@@ -115,7 +115,7 @@ def test_cli_choice_list_and_text_output(capsys):
     ("vary", "message"),
     [
         (["foo=1..2"], "parameter foo = 1..2: is not a parameter of crit-range"),
-        (["bonus=1..3"], "parameter bonus = 1: is not used in this mode (used when mode test)"),
+        (["bonus=1..3"], "parameter bonus = 1: is not used in this mode (used when mode is test)"),
         (["crit_range=5..2"], "LO..HI needs LO <= HI, got 5 > 2"),
         (["crit_range=1..2", "crit-range=3..4"], "is varied twice"),
         (["evasion=10..12"], "is also given as --evasion"),
