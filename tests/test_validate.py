@@ -283,3 +283,19 @@ def test_hist_frequencies_and_mean():
 def test_unpack_checks_length():
     with pytest.raises(ValueError, match="layout expects"):
         Layout(labels=("a", "b")).unpack([1, 2, 3], trials=6, seed=0)
+
+
+def test_cli_validate_json_rows_are_pooled_bins(capsys):
+    # severity's margin has tails expecting 1e-12 counts: none of them is a row of its own
+    import json
+
+    from critlab.analysis import cli
+
+    assert cli.main(["validate", "severity", "--trials", "200000", "--seed", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    expected = [r["exact"] * out["trials"] for r in out["rows"]]
+    assert min(expected) >= MIN_EXPECTED
+    assert out["max_abs_z"] == pytest.approx(max(abs(r["z"]) for r in out["rows"]))
+    assert any(r["outcome"].endswith("+tail") for r in out["rows"])
+    assert cli.main(["validate", "severity", "--trials", "200000", "--seed", "1"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) <= 30  # a screen
