@@ -58,28 +58,34 @@ def _release_interrupts(previous: object | None) -> None:
 _previous_handler = _hold_interrupts_while_loading()
 
 import argparse  # noqa: E402
-import dataclasses  # noqa: E402
 import errno  # noqa: E402
-import json  # noqa: E402
 import os  # noqa: E402
 import re  # noqa: E402
 import threading  # noqa: E402
 from collections.abc import Iterator, Sequence  # noqa: E402
-from contextlib import contextmanager, nullcontext  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
 from typing import Any, NoReturn  # noqa: E402
 
 from critlab.analysis import designer_cli, fight_cli  # noqa: E402
-from critlab.analysis.numtext import is_int_text, is_number_text, one_line  # noqa: E402
-from critlab.analysis.spec import SpecError, check_int, coerce, field_types  # noqa: E402
+from critlab.analysis.cli_args import (  # noqa: E402
+    MAX_THREADS,
+    _add_system_params,
+    _alpha_arg,
+    _cluster,
+    _format_table,
+    _int_arg,
+    _print_json,
+    _spec_from_args,
+)
+from critlab.analysis.numtext import one_line  # noqa: E402
+from critlab.analysis.spec import SpecError  # noqa: E402
 from critlab.analysis.systems import get_system, registry  # noqa: E402
 from critlab.analysis.systems.base import MAX_SEED, MAX_TRIALS  # noqa: E402
 
 _release_interrupts(_previous_handler)
 
+
 # More worker threads than this is a typo, not a machine.
-MAX_THREADS = 1024
-
-
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error as one line and exit status 2, and never
     takes an abbreviation of a flag for the flag (``--crit-ran`` is not ``--crit-range``)."""
@@ -90,34 +96,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"critlab: error: {one_line(message)}\n")
-
-
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
-
-
-def _add_system_params(parser: argparse.ArgumentParser, system) -> None:
-    """One flag per spec parameter, its ``--help`` from the parameter's declaration
-    (meaning, range or choices, the modes that use it, default); see docs/rules.md."""
-    from critlab.analysis.params import declared, help_line
-
-    types = field_types(system.spec)
-    decls = declared(system.spec)
-    group = parser.add_argument_group(f"{system.name} parameters (see docs/rules.md)")
-    for f in dataclasses.fields(system.spec):
-        if f.name in decls:
-            group.add_argument(
-                _flag(f.name),
-                dest=f"p_{f.name}",
-                metavar=decls[f.name].kind.metavar,
-                help=help_line(system.spec, f.name).replace("%", "%%"),
-            )
-            continue
-        base, optional = types[f.name]
-        default = f.default if f.default is not dataclasses.MISSING else "required where the mode uses it"
-        shown = "none" if default is None else str(default).lower() if isinstance(default, bool) else default
-        kind = {bool: "true|false", int: "INT", float: "NUMBER"}.get(base, "TEXT")
-        group.add_argument(_flag(f.name), dest=f"p_{f.name}", metavar=kind, help=f"default: {shown}")
 
 
 def _build_parser(mechanics: Sequence[Any] = ()) -> _Parser:
@@ -175,22 +153,6 @@ def _build_parser(mechanics: Sequence[Any] = ()) -> _Parser:
     return parser
 
 
-def _int_arg(name: str, text: str | None, lo: int, hi: int) -> int | None:
-    if text is None:
-        return None
-    if not is_int_text(text):
-        raise SpecError(name, text, f"must be an integer in {lo}..{hi}, written in ASCII digits")
-    return check_int(name, int(text), lo, hi)
-
-
-def _alpha_arg(text: str) -> float:
-    allowed = "must be a number in (0, 1), written in ASCII digits, e.g. 0.001"
-    if not is_number_text(text) or not 0 < float(text) < 1:
-        raise SpecError("alpha", text, allowed)
-    return float(text)
-
-
-# A value that begins with "-" but is no flag: a dice expression or a negative number.
 _DASH_VALUE = re.compile(r"-[0-9dD.(]")
 
 
@@ -230,24 +192,6 @@ def _dash_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
         if dashed:
             out = ["dice", *(t for t in out[1:] if t not in dashed), "--", *dashed]
     return out
-
-
-def _spec_from_args(system, args: argparse.Namespace):
-    params = {}
-    for f in dataclasses.fields(system.spec):
-        text = getattr(args, f"p_{f.name}")
-        if text is not None:
-            params[f.name] = coerce(system.spec, f.name, text)
-    return system.make_spec(**params)
-
-
-def _print_json(obj: Any) -> None:
-    print(json.dumps(obj, indent=2, allow_nan=False))
-
-
-def _format_table(title: str, rows: list[tuple[str, str]]) -> str:
-    width = max((len(k) for k, _ in rows), default=0)
-    return "\n".join([title, *(f"  {k:<{width}}  {v}" for k, v in rows)])
 
 
 def _print_result(result, *, simulated: bool) -> None:
@@ -299,16 +243,6 @@ def _cmd_dice(args: argparse.Namespace) -> int:
     else:
         print("\n".join(table_lines(expr)))
     return 0
-
-
-def _cluster(scheduler: str | None):
-    """A Dask client for ``--scheduler`` (closed on exit), or ``None`` without one: Dask
-    is imported only when asked for."""
-    if scheduler is None:
-        return nullcontext(None)
-    from critlab.kernels.scheduler import connect
-
-    return connect(scheduler)
 
 
 def _cmd_system(args: argparse.Namespace) -> int:

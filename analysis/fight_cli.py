@@ -39,7 +39,7 @@ _SIMULATION_ONLY = ("seed", "alpha", "threads", "scheduler")
 def add_parser(subparsers: Any, mechanics: Sequence[Any] = ()) -> None:
     """Add ``fight`` (one sub-subcommand per system, and per mechanic named on the command
     line) to the command line's ``subparsers``."""
-    from critlab.analysis import cli
+    from critlab.analysis import cli_args as cli
     from critlab.analysis.quantity import fight_params_of
     from critlab.analysis.systems import registry
 
@@ -69,7 +69,7 @@ def add_parser(subparsers: Any, mechanics: Sequence[Any] = ()) -> None:
 
 
 def _fight_params(args: argparse.Namespace) -> dict[str, int]:
-    from critlab.analysis.cli import _int_arg
+    from critlab.analysis.cli_args import _int_arg
 
     hp = getattr(args, "fight_hp", None)
     if hp is None:
@@ -83,7 +83,7 @@ def _fight_params(args: argparse.Namespace) -> dict[str, int]:
 
 
 def _print_exact(result: FightResult) -> None:
-    from critlab.analysis.cli import _format_table
+    from critlab.analysis.cli_args import _format_table
 
     params = ", ".join(f"{k}={v}" for k, v in result.params.items() if v is not None)
     print(f"{result.system}: {params}")
@@ -108,7 +108,7 @@ def _print_exact(result: FightResult) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run ``critlab fight``: 0 done, 1 the validation failed; a bad option raises
     SpecError (exit 2, one line)."""
-    from critlab.analysis import cli
+    from critlab.analysis import cli_args as cli
     from critlab.analysis.fight import fight
     from critlab.analysis.systems import get_system
     from critlab.analysis.systems.base import MAX_SEED, MAX_TRIALS

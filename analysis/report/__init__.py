@@ -12,9 +12,10 @@ validate. The report goes to ``reports/<name>/``:
   with their standard errors), every validation, and the run's metadata.
 
 With ``--baseline`` an earlier ``summary.json`` adds a "what changed" section
-(:mod:`critlab.analysis.report.compare`). The exit status is 0 when every validation passed,
-1 when one failed (the report is still written), 2 for a bad configuration, option or
-output folder.
+(:mod:`critlab.analysis.report.compare`). Balance checks (``[[checks]]``,
+:mod:`critlab.analysis.report.checks`) head the page and ``summary.json``. The exit status
+is 0 when every validation and check passed, 1 when one failed (the report is still
+written), 2 for a bad configuration, option or output folder.
 
 The configuration, the baseline and the output folder are all checked before any work.
 The report is written beside its folder and swapped in whole
@@ -34,11 +35,13 @@ from typing import Any
 
 from critlab.analysis.numtext import is_int_text, one_line
 from critlab.analysis.report.build import Progress, SectionOutput, plain_progress, run_system
+from critlab.analysis.report.checks import checks_verdict, run_checks
 from critlab.analysis.report.compare import SUMMARY_FORMAT, Comparison, compare, load_baseline
 from critlab.analysis.report.config import ConfigError, ReportConfig, load_config
 from critlab.analysis.report.meta import run_metadata
 from critlab.analysis.report.output import ReportFolder, write_file
 from critlab.analysis.report.page import assemble, verdict
+from critlab.analysis.report.warm import warm_kernels
 from critlab.analysis.systems.base import MAX_SEED, MAX_TRIALS
 from critlab.kernels.runner import resolve_seed
 
@@ -114,6 +117,7 @@ def _build(
         f"seed {run_seed}, {cfg.trials:,} trials per validation"
     )
     meta = run_metadata()
+    warm_kernels(cfg, say)  # every core compiles a system's simulator before the report runs
     outputs: dict[str, list[SectionOutput]] = {}
     for block in cfg.systems:
         outputs[block.name] = run_system(block, cfg, run_seed, say, None if progress else False)
@@ -124,11 +128,12 @@ def _build(
             metrics.update(o.metrics)
     validations = [o.info for outs in outputs.values() for o in outs if "passed" in o.info]
     line, passed = verdict(validations)
+    checks = run_checks(cfg.checks)  # balance goals, exact; they fail the run in main
     comparison: Comparison | None = None
     if base is not None:
         comparison = compare(metrics, base["metrics"], name=str(baseline))
     wall = time.perf_counter() - start
-    doc = assemble(cfg, run_seed, outputs, comparison, meta, wall)
+    doc = assemble(cfg, run_seed, outputs, comparison, meta, wall, checks=checks)
 
     from critlab.analysis.report import html, markdown
 
@@ -158,6 +163,7 @@ def _build(
             "wall_time_s": round(wall, 3),
         },
         "validations": validations,
+        "checks": checks,
         "sections": [o.info for outs in outputs.values() for o in outs],
         "comparison": None if comparison is None else comparison.to_json(),
         "metrics": metrics,
@@ -196,8 +202,9 @@ def _int_option(flag: str, text: str | None, lo: int, hi: int) -> int | None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """The ``critlab report`` command: 0 when everything validated, 1 when a validation
-    failed (the report is still written), 2 for a bad configuration, option or output folder."""
+    """The ``critlab report`` command: 0 when everything validated and every balance check
+    passed, 1 when one did not (the report is still written), 2 for a bad configuration
+    or option."""
     try:
         result = build_report(
             args.config,
@@ -212,5 +219,8 @@ def main(args: argparse.Namespace) -> int:
         print(f"critlab report: error: {one_line(exc)}", file=sys.stderr)
         return 2
     print(result.summary["verdict"])
+    checks_line, checks_ok = checks_verdict(result.summary["checks"])
+    if result.summary["checks"]:
+        print(checks_line)
     print(f"report: {result.out / 'index.html'}")
-    return 0 if result.passed else 1
+    return 0 if result.passed and checks_ok else 1

@@ -35,6 +35,7 @@ from critlab.analysis.mechanic_load import resolve_from
 from critlab.analysis.report.checks import Check, parse_checks
 from critlab.analysis.report.lead import check_lead, report_keys
 from critlab.analysis.report.reading import (
+    MAX_POINTS,
     NAME,
     ConfigError,
     Reader,
@@ -58,7 +59,6 @@ SECTION_KINDS = ("outcomes_by", "metric_by", "validation")
 CHARTS = ("line", "stacked", "heatmap", "none")
 TABLE_LAYOUTS = ("auto", "long", "pivot", "none")
 # A sweep larger than this is almost certainly a typo in a range (and would not fit a page).
-MAX_POINTS = 5000
 # Beyond this many panels a figure is unreadable on a phone; split the section instead.
 MAX_PANELS = 24
 

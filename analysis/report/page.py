@@ -11,6 +11,7 @@ import datetime as dt
 from typing import Any
 
 from critlab.analysis.report.build import SectionOutput, anchor
+from critlab.analysis.report.checks import checks_blocks
 from critlab.analysis.report.compare import Comparison
 from critlab.analysis.report.config import ReportConfig
 from critlab.analysis.report.doc import (
@@ -118,12 +119,14 @@ def assemble(
     comparison: Comparison | None,
     meta: dict[str, Any],
     wall_time: float,
+    checks: list[dict[str, Any]] | None = None,
 ) -> Document:
     """The document: the blocks both writers render."""
     validations = [o.info for outs in outputs.values() for o in outs if "passed" in o.info]
     line, ok = verdict(validations)
     doc = Document(cfg.title)
     doc.add(Paragraph(line, "ok" if ok else "fail"))
+    doc.add(*checks_blocks(checks or []))  # balance checks at the top, failures first seen
     found = headlines([o.info for outs in outputs.values() for o in outs])
     if found:  # the conclusions, computed from the sections' numbers, each linked to its section
         doc.add(Heading(2, "What this report says", "findings"), Findings(found))

@@ -22,6 +22,9 @@ from critlab.analysis.numtext import DecimalText, is_number_text
 from critlab.analysis.spec import Spec, SpecError, field_types
 from critlab.analysis.systems import RuleSystem
 
+# Grid points a report section may have (counted from its axes before any is built).
+MAX_POINTS = 5000
+
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -183,7 +186,6 @@ def grid_values(system: RuleSystem, reader: Reader, name: str) -> tuple[Any, ...
 
 def _check_axis_length(file: str, key: str, n: int) -> None:
     """One axis can hold no more values than a whole section may have points."""
-    from critlab.analysis.report.config import MAX_POINTS  # config imports this module
 
     if n > MAX_POINTS:
         raise ConfigError(file, key, f"{n:,} values; a section has at most {MAX_POINTS:,} points")

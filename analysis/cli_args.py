@@ -1,0 +1,93 @@
+"""What the command line's subcommands share: flags from parameter declarations,
+numbers read from text, JSON and tables printed, the Dask client of ``--scheduler``.
+
+The subcommand modules (:mod:`critlab.analysis.cli`, ``fight_cli``, ``designer_cli``)
+all import from here, so none of them imports another.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from contextlib import nullcontext
+from typing import Any
+
+from critlab.analysis.numtext import is_int_text, is_number_text
+from critlab.analysis.spec import SpecError, check_int, coerce, field_types
+
+MAX_THREADS = 1024
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _add_system_params(parser: argparse.ArgumentParser, system) -> None:
+    """One flag per spec parameter, its ``--help`` from the parameter's declaration
+    (meaning, range or choices, the modes that use it, default); see docs/rules.md."""
+    from critlab.analysis.params import declared, help_line
+
+    types = field_types(system.spec)
+    decls = declared(system.spec)
+    group = parser.add_argument_group(f"{system.name} parameters (see docs/rules.md)")
+    for f in dataclasses.fields(system.spec):
+        if f.name in decls:
+            group.add_argument(
+                _flag(f.name),
+                dest=f"p_{f.name}",
+                metavar=decls[f.name].kind.metavar,
+                help=help_line(system.spec, f.name).replace("%", "%%"),
+            )
+            continue
+        base, optional = types[f.name]
+        default = f.default if f.default is not dataclasses.MISSING else "required where the mode uses it"
+        shown = "none" if default is None else str(default).lower() if isinstance(default, bool) else default
+        kind = {bool: "true|false", int: "INT", float: "NUMBER"}.get(base, "TEXT")
+        group.add_argument(_flag(f.name), dest=f"p_{f.name}", metavar=kind, help=f"default: {shown}")
+
+
+def _int_arg(name: str, text: str | None, lo: int, hi: int) -> int | None:
+    if text is None:
+        return None
+    if not is_int_text(text):
+        raise SpecError(name, text, f"must be an integer in {lo}..{hi}, written in ASCII digits")
+    return check_int(name, int(text), lo, hi)
+
+
+def _alpha_arg(text: str) -> float:
+    allowed = "must be a number in (0, 1), written in ASCII digits, e.g. 0.001"
+    if not is_number_text(text) or not 0 < float(text) < 1:
+        raise SpecError("alpha", text, allowed)
+    return float(text)
+
+
+# A value that begins with "-" but is no flag: a dice expression or a negative number.
+
+
+def _spec_from_args(system, args: argparse.Namespace):
+    params = {}
+    for f in dataclasses.fields(system.spec):
+        text = getattr(args, f"p_{f.name}")
+        if text is not None:
+            params[f.name] = coerce(system.spec, f.name, text)
+    return system.make_spec(**params)
+
+
+def _print_json(obj: Any) -> None:
+    print(json.dumps(obj, indent=2, allow_nan=False))
+
+
+def _format_table(title: str, rows: list[tuple[str, str]]) -> str:
+    width = max((len(k) for k, _ in rows), default=0)
+    return "\n".join([title, *(f"  {k:<{width}}  {v}" for k, v in rows)])
+
+
+def _cluster(scheduler: str | None):
+    """A Dask client for ``--scheduler`` (closed on exit), or ``None`` without one: Dask
+    is imported only when asked for."""
+    if scheduler is None:
+        return nullcontext(None)
+    from critlab.kernels.scheduler import connect
+
+    return connect(scheduler)
