@@ -28,7 +28,7 @@ import pandas as pd
 
 from critlab.analysis.report import figures, findings, sweeps, tables, validation
 from critlab.analysis.report.config import ReportConfig, SweepSection, SystemBlock, ValidationSection
-from critlab.analysis.report.doc import Details, Figure, Heading, Paragraph, Table, fmt, fmt_value, slug
+from critlab.analysis.report.doc import Details, Figure, Heading, Paragraph, fmt_value, slug
 from critlab.analysis.results import SimResult
 from critlab.analysis.spec import Spec
 from critlab.analysis.sweep import point_seeds, sweep
@@ -124,47 +124,6 @@ def sweep_metrics(section: SweepSection, wide: pd.DataFrame) -> dict[str, dict[s
         for q in table_columns(section):
             out[prefix + q] = {"kind": "exact", "value": _num(row[q])}
     return out
-
-
-def display_tables(section: SweepSection, wide: pd.DataFrame) -> list[Table]:
-    """The section's tables for the page: long (a row per point) or pivoted (x down,
-    the second axis across; one table per quantity and value of a third axis)."""
-    columns = table_columns(section)
-    axes = section.axes
-    facet_values = axes[2].values if len(axes) > 2 else (None,)
-    layout = section.table
-    if layout == "auto":
-        pivots = len(columns) * len(facet_values)
-        layout = (
-            "pivot" if len(axes) >= 2 and section.chart in ("heatmap", "line") and pivots <= 6 else "long"
-        )
-    if layout == "none":
-        return []
-    if layout == "long" or len(axes) < 2:
-        lead = [a.name for a in axes][::-1]
-        rows = [
-            [fmt_value(r[n]) for n in lead] + [fmt(r[q]) for q in columns] for r in wide.to_dict("records")
-        ]
-        return [Table(header=[*lead, *columns], rows=rows, caption="Exact values.", label_columns=len(lead))]
-    x, y = axes[0], axes[1]
-    tables = []
-    for q in columns:
-        for f in facet_values:
-            d = wide if f is None else wide[wide[axes[2].name] == f]
-            m = figures.matrix(d, x, y, q)
-            rows = [
-                [fmt_value(xv), *(fmt(m[j, i]) for j in range(len(y.values)))]
-                for i, xv in enumerate(x.values)
-            ]
-            where = "" if f is None else f", {axes[2].name} = {fmt_value(f)}"
-            tables.append(
-                Table(
-                    header=[f"{x.name} ↓ {y.name} →", *(fmt_value(v) for v in y.values)],
-                    rows=rows,
-                    caption=f"{q}{where} (exact).",
-                )
-            )
-    return tables
 
 
 def sweep_section(section: SweepSection, say: Progress) -> SectionOutput:
