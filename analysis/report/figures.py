@@ -86,7 +86,8 @@ def quantity_label(section: SweepSection, q: str) -> str:
     if q.startswith("P("):
         return q
     if q in section.outcomes:
-        return f"P({q.replace('_', ' ')})"
+        words = q.replace("_", " ")
+        return f"P({words[0].upper() + words[1:] if q[:2] in ('a_', 'b_') else words})"  # a contest's sides
     if q.startswith("p_"):
         return f"P({q[2:].replace('_', ' ')})"
     return style.axis_label(q, _spec_cls(section))
