@@ -31,8 +31,8 @@ notebooks: setup
 	$(BIN)/jupyter lab notebooks/
 
 lint: setup
-	$(BIN)/ruff check critlab analysis kernels tests notebooks
-	$(BIN)/ruff format --check critlab analysis kernels tests notebooks
+	$(BIN)/ruff check critlab analysis kernels benchmarks tests notebooks
+	$(BIN)/ruff format --check critlab analysis kernels benchmarks tests notebooks
 
 clean-cache:
 	find analysis kernels tests -name '*.nbi' -delete -o -name '*.nbc' -delete

@@ -1,4 +1,4 @@
-"""The ``critlab`` command line (RULES.md's contract, one for every system).
+"""The ``critlab`` command line (the rules' contract, one for every system).
 
 ::
 
@@ -133,7 +133,7 @@ def _build_parser(mechanics: Sequence[Any] = ()) -> _Parser:
                 )
             if command == "validate":
                 sp.add_argument("--alpha", default="0.001", help="significance level (default 0.001)")
-            sp.add_argument("--json", action="store_true", help="print RULES.md's JSON")
+            sp.add_argument("--json", action="store_true", help="print the documented JSON")
             _add_system_params(sp, system)
 
     designer_cli.add_parsers(sub, mechanics)  # tune, sensitivity

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pandas and scipy are imported where used: start-up stays fa
 
 # Mass below which an unbounded chain (one exploding die, one contest) is cut off into
 # the tail. A mechanic combines at most a few dozen such chains, so the total tail stays
-# under the 1e-12 that RULES.md promises.
+# under the 1e-12 that docs/rules.md promises.
 TAIL_EPS = 1e-14
 
 # Below this many output points np.convolve (exact pairwise sums) is as fast as FFT;

@@ -1,7 +1,7 @@
 """What a rule system returns: an exact result and a simulated result, same shape.
 
 Both carry the system name, the spec's parameters, the fixed outcome labels, numeric
-distributions by name and metrics by name; :meth:`to_json` gives RULES.md's JSON.
+distributions by name and metrics by name; :meth:`to_json` gives the documented JSON.
 Exact probabilities stay numpy floats until :meth:`to_frame` (the pandas boundary).
 """
 
@@ -41,7 +41,7 @@ def _keyed(probs: Mapping[Any, float], labels: tuple[str, ...] | None) -> dict[s
 class ExactResult:
     """The exact distribution of a spec: outcome probabilities, distributions, metrics.
 
-    ``distributions`` values may be ``None`` where RULES.md reports ``null``.
+    ``distributions`` values may be ``None`` where docs/rules.md reports ``null``.
     ``value_labels`` names the values of a distribution over classes (0..n-1, e.g. one
     resister's outcome): its JSON is keyed by those labels.
     """

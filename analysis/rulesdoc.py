@@ -31,6 +31,31 @@ accept −1000..1000 unless a range is given; a parameter that a mode does not u
 reported as `null`. Outcome labels partition a trial (their probabilities sum to 1);
 every numeric distribution is per trial unless said otherwise, with an explicit `tail`
 bin holding any mass (below 10⁻¹²) cut off from unbounded outcomes.
+
+## Readings every system shares
+
+- **Naturals and totals.** The natural is the face the dice show before modifiers; under a d20 roll mode
+  (`roll`: `normal`, `advantage` = two d20 keep the higher, `disadvantage` = keep the lower) the kept die is
+  the natural for every rule. The total is the natural plus modifiers.
+- **Damage** is never negative: each damage roll is floored at 0 before anything else is done with it. Every
+  numeric distribution is per trial; where its event does not happen the value is 0.
+- **Exact decimals.** Fractions that the rules floor are computed exactly (`dr = 0.8` is 4/5).
+- **Dice notation.** A term is `NdX` with suffixes in this order: a reroll (`rrT` while the face is <= T,
+  `roT` once), an explosion (`!` on the maximum, `!>=T` on T or more; added rolls explode again and are
+  never rerolled), keep/drop over the dice's totals (`khK`, `klK`, `dhK`, `dlK`), and success counting
+  (`cs>=T`: the number of kept dice whose total reaches T). Terms combine with `+`, `-` and integer
+  modifiers. Limits on the number of dice and the work an expression asks for are checked before any is
+  done.
+- **Fights** (`critlab fight`): a spec's attack repeated against a target of `hp` hit points,
+  `attacks_per_round` attacks a round, at most `max_rounds` rounds; the target falls at the end of the first
+  round whose damage reaches `hp`. Labels `defeated`, `undecided`; distributions `rounds`, `overkill`;
+  metrics `mean_rounds`, `median_rounds`, `p_defeated_by_round_1..3`.
+- **Designer tools.** A quantity is an outcome label, labels joined by `+`, or a metric (a fight's too, with
+  `hp`). `critlab tune` searches an integer or choice grid exactly for the values nearest a target; `critlab
+  sensitivity` shows every quantity at each integer parameter ± 1; `[[checks]]` in a report configuration
+  bound a quantity, and `critlab report` exits 1 when one fails.
+- **Exit codes.** 0 done; 1 a validation or balance check failed (the output is complete); 2 bad input (one
+  line on stderr naming it); 130 interrupted.
 """
 
 MODE_NAMES = ("mode", "kind")

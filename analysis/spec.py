@@ -78,7 +78,7 @@ class Spec:
         return frozenset(name for name, decl in declared(type(self)).items() if not decl.used(self))
 
     def params(self) -> dict[str, Any]:
-        """Every parameter, defaults included, ``None`` where unused (RULES.md's JSON)."""
+        """Every parameter, defaults included, ``None`` where unused (the documented JSON)."""
         skip = self.unused()
         decls = declared(type(self))
         out = {}

@@ -36,7 +36,7 @@ from critlab.analysis.results import ExactResult, SimResult
 
 # Pool until a pooled bin expects this many counts: Cochran's rule for chi-square.
 MIN_EXPECTED = 5.0
-# RULES.md's default significance. Tests run at fixed seeds, so a pass is reproducible,
+# the rules' default significance. Tests run at fixed seeds, so a pass is reproducible,
 # and at 1e-3 a d20 whose 20 comes up 5.5% instead of 5% is still flagged at 10^7 trials
 # (its z is about 70; about 7 at 10^5 trials).
 DEFAULT_ALPHA = 1e-3

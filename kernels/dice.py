@@ -130,5 +130,5 @@ def roll_expr(s, terms, constant, scratch):
 
 @kernel(inline="always")
 def roll_floored(s, terms, constant, scratch):
-    """One roll of an encoded expression floored at 0 (RULES.md: damage is never negative)."""
+    """One roll of an encoded expression floored at 0 (docs/rules.md: damage is never negative)."""
     return max(0, roll_expr(s, terms, constant, scratch))

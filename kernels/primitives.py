@@ -1,7 +1,7 @@
 """Block simulators of the runtime's primitive mechanics (benchmarks and runtime tests).
 
 - ``d20_test_block``: d20 + bonus against a difficulty with crit and critfail ranges;
-  labels critfail, failure, success, crit (RULES.md's crit-range test mode).
+  labels critfail, failure, success, crit (the rules' crit-range test mode).
 - ``pool_block``: 4d6 drop lowest, tallied into a histogram of 3..18.
 - ``d20_floor_block``: d20s drawn and folded into one label: the cost of the dice alone.
 """

@@ -4,6 +4,7 @@ measured by ``make bench``, never by tests)."""
 from __future__ import annotations
 
 import pandas as pd
+
 from benchmarks import primitives, run
 
 

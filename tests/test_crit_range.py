@@ -64,7 +64,7 @@ def test_crit_dice_explode_without_limit_closed_form():
         for j in range(1, 6):
             assert d.pmf(6 * k + j) == pytest.approx(6.0 ** -(k + 1), abs=EXACT)
         assert d.pmf(6 * (k + 1)) == 0.0
-    assert 0 < d.tail < 1e-12  # RULES.md: unbounded chains keep an explicit tail below 1e-12
+    assert 0 < d.tail < 1e-12  # docs/rules.md: unbounded chains keep an explicit tail below 1e-12
     assert d.mass + d.tail == pytest.approx(1.0, abs=EXACT)
 
 
@@ -146,7 +146,7 @@ def test_crit_dice_reduced_by_dr():
 
 
 def test_dr_floor_is_exact():
-    # RULES.md: floor(5 * (1 - 0.8)) is 1, not 0 (5 * 0.2 is 0.9999... in binary floats)
+    # docs/rules.md: floor(5 * (1 - 0.8)) is 1, not 0 (5 * 0.2 is 0.9999... in binary floats)
     assert math.floor(5 * (1 - 0.8)) == 0  # the trap this rule avoids
     assert reduce_by_dr(np.array([5]), Fraction(4, 5)).tolist() == [1]
     spec = CritRangeSpec(attack_bonus=1000, evasion=0, crit_range=0, critfail_range=0, damage="5", dr=0.8)
@@ -184,7 +184,7 @@ def test_attacks_to_break_geometric_and_negative_binomial():
         assert two.pmf(n) == pytest.approx((n - 1) * p * p * (1 - p) ** (n - 2), abs=EXACT)
     assert two.pmf(1) == 0.0
     for d in (one, two, attacks_to_break(1000, Fraction(1, 20))):
-        assert d.tail < 1e-12  # RULES.md's bound on the explicit tail
+        assert d.tail < 1e-12  # the rules' bound on the explicit tail
         assert d.mass + d.tail == pytest.approx(1.0, abs=1e-10)
 
 

@@ -105,7 +105,7 @@ def test_seed_only_the_initiator_is_susceptible():
 
 
 def test_seed_responder_naturals_are_bestowed_on_the_initiator():
-    # RULES.md: responder 20 -> initiator catastrophe, responder 1 -> initiator critical;
+    # docs/rules.md: responder 20 -> initiator catastrophe, responder 1 -> initiator critical;
     # opposite pulls cancel (the margin decides), equal pulls stand.
     a = np.array([10, 10, 20, 1, 20, 1])
     b = np.array([20, 1, 20, 1, 1, 20])

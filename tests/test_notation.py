@@ -131,7 +131,7 @@ def test_explosion_tail_and_seed_example():
     ["2d6!", "3d10!+1", "1d4!-1d4!", "1d2!+1d2!", "100d6!", "100d2!", "100d6!+100d6!", "60d6!+60d6!+60d6!"],
 )
 def test_combined_explosions_stay_below_the_promised_tail(text):
-    # RULES.md: exact up to a tail below 1e-12, however many chains a valid expression
+    # docs/rules.md: exact up to a tail below 1e-12, however many chains a valid expression
     # combines (each term may have 100 dice, and terms are not limited in number)
     d = dice_dist(text)
     assert d.tail < 1e-12
