@@ -162,3 +162,10 @@ def test_a_first_simulation_says_it_is_compiling(monkeypatch, capsys):
     assert "compiling the thac0 simulator" in capsys.readouterr().err
     system.simulate(system.make_spec(**point("thac0")), trials=10, seed=1, progress=False)
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_exact_of_a_wrong_spec_is_a_type_error(name):
+    system = registry()[name]
+    with pytest.raises(TypeError, match="spec must be"):
+        system.exact(None)

@@ -127,6 +127,17 @@ class RuleSystem:
         # The spec class knows its system, so sweeps and the top-level API are handed the
         # system by the spec itself, never by a registry look-up.
         self.spec.rule_system = self
+        # exact(None) or another system's spec is a TypeError naming the argument, not
+        # an AttributeError from deep inside the rules
+        model = self.exact
+        if not getattr(model, "checks_its_spec", False):
+
+            def exact(spec: Any, _model: Callable[[Any], ExactResult] = model) -> ExactResult:
+                return _model(self.check_spec(spec))
+
+            exact.__doc__, exact.__name__ = model.__doc__, getattr(model, "__name__", "exact")
+            exact.checks_its_spec = True  # type: ignore[attr-defined]
+            object.__setattr__(self, "exact", exact)
 
     def make_spec(self, **params: Any) -> Spec:
         """Build and validate a spec from keyword parameters.
