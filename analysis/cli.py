@@ -66,7 +66,6 @@ from collections.abc import Iterator, Sequence  # noqa: E402
 from contextlib import contextmanager  # noqa: E402
 from typing import Any, NoReturn  # noqa: E402
 
-from critlab.analysis import designer_cli, fight_cli  # noqa: E402
 from critlab.analysis.cli_args import (  # noqa: E402
     MAX_THREADS,
     _add_system_params,
@@ -98,9 +97,20 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"critlab: error: {one_line(message)}\n")
 
 
-def _build_parser(mechanics: Sequence[Any] = ()) -> _Parser:
+def _build_parser(
+    mechanics: Sequence[Any] = (),
+    *,
+    systems: bool = True,
+    command: str | None = None,
+    only: str | None = None,
+) -> _Parser:
     """The command line's parser; ``mechanics`` are designers' mechanics named on this
-    command line (``critlab exact rules.py:attack ...``), given their flags like a system."""
+    command line (``critlab exact rules.py:attack ...``), given their flags like a system.
+
+    ``systems=False`` (for ``dice`` and ``report``) leaves out the rule systems' flags, so
+    those commands never import the systems, their kernels or Numba: they start fast.
+    ``command`` and ``only`` (the subcommand and the system named on the command line)
+    build just those parsers, for the same reason; without them every parser is built."""
     parser = _Parser(prog="critlab", description="Exact and Monte Carlo analysis of tabletop dice mechanics.")
     from critlab import __version__
 
@@ -111,16 +121,19 @@ def _build_parser(mechanics: Sequence[Any] = ()) -> _Parser:
     dice.add_argument("expr", help="dice notation, e.g. 4d6dl1 or 2d6+1")
     dice.add_argument("--json", action="store_true")
 
-    for command, text in (
+    for cmd_name, text in (
         ("exact", "exact outcome distribution"),
         ("simulate", "Monte Carlo simulation"),
         ("validate", "simulation held against the exact distribution"),
     ):
-        cmd = sub.add_parser(command, help=text)
-        systems = cmd.add_subparsers(dest="system", required=True, metavar="SYSTEM", parser_class=_Parser)
-        for system in (*registry().values(), *mechanics):
-            sp = systems.add_parser(system.name, help=system.title)
-            if command != "exact":
+        cmd = sub.add_parser(cmd_name, help=text)
+        if not systems or (command is not None and command != cmd_name):
+            continue
+        by_name = cmd.add_subparsers(dest="system", required=True, metavar="SYSTEM", parser_class=_Parser)
+        known = [get_system(only)] if only is not None else list(registry().values())
+        for system in (*known, *mechanics):
+            sp = by_name.add_parser(system.name, help=system.title)
+            if cmd_name != "exact":
                 sp.add_argument("--trials", required=True, help="number of trials, 1..10^13")
                 sp.add_argument("--seed", help="non-negative integer; drawn from the OS when absent")
                 sp.add_argument("--threads", help=f"worker threads, 1..{MAX_THREADS} (default: all cores)")
@@ -131,13 +144,23 @@ def _build_parser(mechanics: Sequence[Any] = ()) -> _Parser:
                     help="run the blocks on the Dask scheduler at ADDRESS, or on a local 2-process cluster "
                     "(same counts; --threads is then ignored)",
                 )
-            if command == "validate":
+            if cmd_name == "validate":
                 sp.add_argument("--alpha", default="0.001", help="significance level (default 0.001)")
             sp.add_argument("--json", action="store_true", help="print the documented JSON")
             _add_system_params(sp, system)
 
-    designer_cli.add_parsers(sub, mechanics)  # tune, sensitivity
-    fight_cli.add_parser(sub, mechanics)  # rounds to defeat a target
+    if systems and command is None:
+        from critlab.analysis import designer_cli, fight_cli
+
+        designer_cli.add_parsers(sub, mechanics)  # tune, sensitivity
+        fight_cli.add_parser(sub, mechanics)  # rounds to defeat a target
+    else:
+        for name, text in (
+            ("tune", "tune a parameter to a target"),
+            ("sensitivity", "what each +-1 is worth"),
+            ("fight", "rounds to defeat a target"),
+        ):
+            sub.add_parser(name, help=text)
     report = sub.add_parser("report", help="build a balance report")
     report.add_argument("--config", help="TOML configuration (default: the built-in one)")
     report.add_argument("--out", help="output folder (default: reports/<name>)")
@@ -297,21 +320,37 @@ def _interrupts_blocked() -> Iterator[None]:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
+def _named(argv: Sequence[str]) -> dict[str, str]:
+    """The subcommand and built-in system named first on the command line
+    (``exact thac0 ...``), so that only their parsers are built; else nothing."""
+    from critlab.analysis.systems import MODULES
+
+    if len(argv) >= 2 and argv[0] in ("exact", "simulate", "validate") and argv[1] in MODULES:
+        return {"command": argv[0], "only": argv[1]}
+    return {}
+
+
 def _run(argv: Sequence[str] | None) -> int:
     from critlab.analysis.mechanic_load import systems_in_argv
 
     argv = list(sys.argv[1:] if argv is None else argv)
-    mechanics = systems_in_argv(argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    systems = command not in ("dice", "report")
+    mechanics = systems_in_argv(argv) if systems else []
     with _interrupts_blocked():  # the threads loading the rule systems starts inherit the block
-        parser = _build_parser(mechanics)
+        parser = _build_parser(mechanics, systems=systems, **_named(argv))
     args = parser.parse_args(_dash_values(parser, argv))
     if args.command == "dice":
         status = _cmd_dice(args)
     elif args.command == "report":
         status = _cmd_report(args)
-    elif args.command in designer_cli.COMMANDS:
+    elif args.command in ("tune", "sensitivity"):
+        from critlab.analysis import designer_cli
+
         status = designer_cli.run(args)
-    elif args.command == fight_cli.COMMAND:
+    elif args.command == "fight":
+        from critlab.analysis import fight_cli
+
         status = fight_cli.run(args)
     else:
         status = _cmd_system(args)

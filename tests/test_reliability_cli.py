@@ -239,9 +239,9 @@ START_UP_INTERRUPT = """
 import importlib.abc, os, signal, sys
 
 class Interrupt(importlib.abc.MetaPathFinder):
-    # Ctrl-C while pandas loads: the middle of the command line's start-up
+    # Ctrl-C while numba loads: the middle of the command line's start-up
     def find_spec(self, name, path=None, target=None):
-        if name == "pandas":
+        if name == "numba":
             sys.meta_path.remove(self)
             os.kill(os.getpid(), signal.SIGINT)
         return None

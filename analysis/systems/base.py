@@ -33,7 +33,6 @@ import numpy as np
 from critlab.analysis.results import ExactResult, SimResult
 from critlab.analysis.spec import Spec, SpecError, check_int
 from critlab.analysis.tally import Layout, Tally
-from critlab.kernels import runner
 from critlab.kernels.vocab import words
 
 MAX_TRIALS = 10**13
@@ -275,7 +274,7 @@ def check_trials(trials: Any) -> int:
 
 def simulate_tally(
     layout: Layout,
-    block: runner.BlockFn,
+    block: Callable[[np.ndarray, int, np.ndarray], None],
     *,
     trials: int,
     seed: Any,
@@ -289,6 +288,8 @@ def simulate_tally(
     ``block(state, n, out)`` must tally ``n`` trials into ``out`` in ``layout``'s order.
     ``client`` (a Dask client) runs the blocks on a cluster with identical results.
     """
+    from critlab.kernels import runner  # Numba is imported where a simulation runs
+
     trials = check_trials(trials)
     try:
         seed = runner.resolve_seed(seed)
