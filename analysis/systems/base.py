@@ -138,6 +138,42 @@ class RuleSystem:
             exact.checks_its_spec = True  # type: ignore[attr-defined]
             object.__setattr__(self, "exact", exact)
 
+    @classmethod
+    def of_kernel(
+        cls,
+        name: str,
+        title: str,
+        *,
+        spec: type[Spec],
+        exact: Callable[[Any], ExactResult],
+        kernel: Any,
+        args: Callable[[Any], tuple],
+        metrics: Callable[[Any, Tally], dict[str, float | None]],
+        outcomes: Callable[[Any], type[IntEnum]] | None = None,
+    ) -> RuleSystem:
+        """A built-in system by the convention of its files: ``kernel`` (its kernel
+        module) holds ``block`` and the vocabularies ``Outcome`` (unless ``outcomes``
+        picks one per mode), ``Hist`` and ``Counter``; its views and benchmark modules
+        are named after the spec's module (``analysis/views/<m>.py``, ``benchmarks/<m>.py``)."""
+        module = spec.__module__.rpartition(".")[2]
+        simulator = Simulator(
+            block=kernel.block,
+            outcomes=outcomes or (lambda _spec: kernel.Outcome),
+            args=args,
+            metrics=metrics,
+            hists=getattr(kernel, "Hist", None),
+            counters=getattr(kernel, "Counter", None),
+        )
+        return cls(
+            name,
+            title,
+            spec,
+            exact,
+            simulator,
+            views=f"critlab.analysis.views.{module}",
+            bench=f"benchmarks.{module}",
+        )
+
     def make_spec(self, **params: Any) -> Spec:
         """Build and validate a spec from keyword parameters.
 

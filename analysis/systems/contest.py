@@ -31,7 +31,7 @@ from critlab.analysis.dist import TAIL_EPS, Dist
 from critlab.analysis.params import Bool, Choice, Int, param
 from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import Spec, SpecError
-from critlab.analysis.systems.base import RuleSystem, Simulator
+from critlab.analysis.systems.base import RuleSystem
 from critlab.analysis.tally import Tally
 from critlab.kernels import contest as k
 from critlab.kernels.vocab import words
@@ -367,20 +367,14 @@ def simulated_metrics(spec: ContestSpec, tally: Tally) -> dict[str, float | None
     return metrics
 
 
-SYSTEM = RuleSystem(
-    name="contest",
-    title="GURPS-style contests (quick, resistance, regular)",
+SYSTEM = RuleSystem.of_kernel(
+    "contest",
+    "GURPS-style contests (quick, resistance, regular)",
     spec=ContestSpec,
     exact=exact,
-    simulator=Simulator(
-        block=k.block,
-        outcomes=lambda spec: OUTCOMES[spec.kind],
-        args=kernel_args,
-        metrics=simulated_metrics,
-        hists=k.Hist,
-        counters=k.Counter,
-    ),
-    views="critlab.analysis.views.contest",
-    bench="benchmarks.contest",
+    kernel=k,
+    args=kernel_args,
+    metrics=simulated_metrics,
+    outcomes=lambda spec: OUTCOMES[spec.kind],
 )
 simulate = SYSTEM.simulate

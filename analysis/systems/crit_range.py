@@ -36,7 +36,7 @@ from critlab.analysis.notation import KEEP_ALL, DiceExpr
 from critlab.analysis.params import Choice, Decimal01, Dice, Int, param
 from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import Spec, SpecError, check_dice
-from critlab.analysis.systems.base import RuleSystem, Simulator
+from critlab.analysis.systems.base import RuleSystem
 from critlab.analysis.tally import Tally
 from critlab.kernels import crit_range as k
 from critlab.kernels.fast_dice import plan
@@ -359,20 +359,14 @@ def simulated_metrics(spec: CritRangeSpec, tally: Tally) -> dict[str, float | No
     }
 
 
-SYSTEM = RuleSystem(
-    name="crit-range",
-    title="CRIT and CRITFAIL ranges",
+SYSTEM = RuleSystem.of_kernel(
+    "crit-range",
+    "CRIT and CRITFAIL ranges",
     spec=CritRangeSpec,
     exact=exact,
-    simulator=Simulator(
-        block=k.block,
-        outcomes=lambda spec: k.AttackOutcome if spec.mode == "attack" else k.TestOutcome,
-        args=kernel_args,
-        metrics=simulated_metrics,
-        hists=k.Hist,
-        counters=k.Counter,
-    ),
-    views="critlab.analysis.views.crit_range",
-    bench="benchmarks.crit_range",
+    kernel=k,
+    args=kernel_args,
+    metrics=simulated_metrics,
+    outcomes=lambda spec: k.AttackOutcome if spec.mode == "attack" else k.TestOutcome,
 )
 simulate = SYSTEM.simulate

@@ -46,7 +46,7 @@ from critlab.analysis.notation import DiceExpr
 from critlab.analysis.params import Choice, Dice, Int, param
 from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import Spec, SpecError, check_dice
-from critlab.analysis.systems.base import RuleSystem, Simulator
+from critlab.analysis.systems.base import RuleSystem
 from critlab.analysis.tally import Tally
 from critlab.kernels import crits_cats as k
 from critlab.kernels.vocab import words
@@ -426,20 +426,13 @@ def simulated_metrics(spec: CritsCatsSpec, tally: Tally) -> dict[str, float | No
     return metrics
 
 
-SYSTEM = RuleSystem(
-    name="crits-cats",
-    title="Criticals and catastrophes",
+SYSTEM = RuleSystem.of_kernel(
+    "crits-cats",
+    "Criticals and catastrophes",
     spec=CritsCatsSpec,
     exact=exact,
-    simulator=Simulator(
-        block=k.block,
-        outcomes=lambda spec: k.Outcome,
-        args=kernel_args,
-        metrics=simulated_metrics,
-        hists=k.Hist,
-        counters=k.Counter,
-    ),
-    views="critlab.analysis.views.crits_cats",
-    bench="benchmarks.crits_cats",
+    kernel=k,
+    args=kernel_args,
+    metrics=simulated_metrics,
 )
 simulate = SYSTEM.simulate

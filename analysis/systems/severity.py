@@ -54,7 +54,7 @@ from critlab.analysis.notation import parse
 from critlab.analysis.params import Bool, Choice, Int, Text, param
 from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import Spec, SpecError, check_int
-from critlab.analysis.systems.base import RuleSystem, Simulator
+from critlab.analysis.systems.base import RuleSystem
 from critlab.analysis.tally import Tally
 from critlab.kernels import severity as k
 from critlab.kernels.vocab import words
@@ -392,20 +392,14 @@ def simulated_metrics(spec: SeveritySpec, tally: Tally) -> dict[str, float | Non
     }
 
 
-SYSTEM = RuleSystem(
-    name="severity",
-    title="Weapon severity and critical rolls",
+SYSTEM = RuleSystem.of_kernel(
+    "severity",
+    "Weapon severity and critical rolls",
     spec=SeveritySpec,
     exact=exact,
-    simulator=Simulator(
-        block=k.block,
-        outcomes=lambda spec: k.wounds(tuple(name for name, _ in spec.levels)),
-        args=kernel_args,
-        metrics=simulated_metrics,
-        hists=k.Hist,
-        counters=k.Counter,
-    ),
-    views="critlab.analysis.views.severity",
-    bench="benchmarks.severity",
+    kernel=k,
+    args=kernel_args,
+    metrics=simulated_metrics,
+    outcomes=lambda spec: k.wounds(tuple(name for name, _ in spec.levels)),
 )
 simulate = SYSTEM.simulate

@@ -30,7 +30,7 @@ from critlab.analysis.notation import DiceExpr
 from critlab.analysis.params import Choice, Dice, Int, param
 from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import Spec, SpecError, check_dice
-from critlab.analysis.systems.base import RuleSystem, Simulator
+from critlab.analysis.systems.base import RuleSystem
 from critlab.analysis.tally import Tally
 from critlab.kernels import thac0 as k
 from critlab.kernels.fast_dice import plan
@@ -224,20 +224,13 @@ def simulated_metrics(spec: Thac0Spec, tally: Tally) -> dict[str, float]:
     return {"expected_damage": tally.counters["damage_sum"] / tally.trials}
 
 
-SYSTEM = RuleSystem(
-    name="thac0",
-    title="AD&D criticals and fumbles (THAC0)",
+SYSTEM = RuleSystem.of_kernel(
+    "thac0",
+    "AD&D criticals and fumbles (THAC0)",
     spec=Thac0Spec,
     exact=exact,
-    simulator=Simulator(
-        block=k.block,
-        outcomes=lambda spec: k.Outcome,
-        args=kernel_args,
-        metrics=simulated_metrics,
-        hists=k.Hist,
-        counters=k.Counter,
-    ),
-    views="critlab.analysis.views.thac0",
-    bench="benchmarks.thac0",
+    kernel=k,
+    args=kernel_args,
+    metrics=simulated_metrics,
 )
 simulate = SYSTEM.simulate
