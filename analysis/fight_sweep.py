@@ -25,8 +25,7 @@ import pandas as pd
 
 from critlab.analysis.fight import Fight, fight
 from critlab.analysis.spec import Spec, SpecError
-from critlab.analysis.sweep import grid_points, point_seeds
-from critlab.kernels import runner
+from critlab.analysis.sweep import rows_per_point, seeded_points
 
 FIGHT_PARAMS = ("hp", "attacks_per_round", "max_rounds")
 
@@ -141,9 +140,7 @@ def sweep_fight(
     by_round = int(by_round)
     if not 0 <= by_round <= 10_000:
         raise SpecError("by_round", by_round, "must be an integer in 0..10000")
-    points = grid_points(**grid)
-    base_seed = runner.resolve_seed(seed) if simulate else None
-    seeds = point_seeds(base_seed, len(points)) if simulate else [None] * len(points)
+    points, seeds = seeded_points(grid, simulate=simulate, seed=seed)
     jobs = []
     known = spec.params()
     for point, point_seed in zip(points, seeds, strict=True):
@@ -154,20 +151,15 @@ def sweep_fight(
         fight_params = {**base, **{k: v for k, v in point.items() if k in FIGHT_PARAMS}}
         Fight(**fight_params)  # a bad fight parameter is named before anything is computed
         jobs.append((spec.replace(**attack), fight_params, point, by_round, simulate, trials, point_seed))
-    if client is None:
-        per_point = [
-            fight_point_rows(
-                s, f, p, by_round=b, simulate=sim, trials=n, seed=ps, threads=threads, progress=progress
-            )
-            for s, f, p, b, sim, n, ps in jobs
-        ]
-    else:
-        from critlab.kernels.cluster import map_ordered
 
-        per_point = map_ordered(
-            client, _remote_rows, jobs, name=f"fight-sweep-{spec.system}", progress=progress, unit="point"
+    def local(s, f, p, b, sim, n, ps) -> list[dict[str, Any]]:
+        return fight_point_rows(
+            s, f, p, by_round=b, simulate=sim, trials=n, seed=ps, threads=threads, progress=progress
         )
-    return pd.DataFrame([row for rows in per_point for row in rows])
+
+    return rows_per_point(
+        jobs, local, _remote_rows, client=client, name=f"fight-sweep-{spec.system}", progress=progress
+    )
 
 
 def _remote_rows(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sized
+from collections.abc import Callable, Iterable, Sized
 from typing import Any
 
 import numpy as np
@@ -78,6 +78,39 @@ def point_seeds(seed: int, n: int) -> list[int]:
     return [int(c.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1)) for c in children]
 
 
+def seeded_points(
+    grid: dict[str, Iterable[Any]], *, simulate: bool, seed: Any
+) -> tuple[list[dict[str, Any]], list[int | None]]:
+    """The grid's points and, when simulating, an independent seed for each, derived from
+    one seed (``None`` draws it from the OS); without simulation the seeds are ``None``."""
+    points = grid_points(**grid)
+    if not simulate:
+        return points, [None] * len(points)
+    return points, point_seeds(runner.resolve_seed(seed), len(points))
+
+
+def rows_per_point(
+    jobs: list[tuple],
+    local: Callable[..., list[dict[str, Any]]],
+    remote: Callable[..., list[dict[str, Any]]],
+    *,
+    client: Any,
+    name: str,
+    progress: bool | None,
+) -> pd.DataFrame:
+    """Every job's rows, in grid order, as one frame: ``local(*job)`` here, or on a Dask
+    ``client`` one task per job running ``remote(*job)`` (one worker thread each: the
+    cluster's parallelism is across points, and rows come back in grid order, so the
+    frame is the local one)."""
+    if client is None:
+        per_point = [local(*job) for job in jobs]
+    else:
+        from critlab.kernels.cluster import map_ordered
+
+        per_point = map_ordered(client, remote, jobs, name=name, progress=progress, unit="point")
+    return pd.DataFrame([row for rows in per_point for row in rows])
+
+
 def sweep(
     spec: Spec,
     *,
@@ -112,9 +145,7 @@ def sweep(
         (outcomes only), ``z`` and ``seed``. Points where a parameter combination is not
         allowed raise the spec's error naming it.
     """
-    points = grid_points(**grid)
-    base_seed = runner.resolve_seed(seed) if simulate else None
-    seeds = point_seeds(base_seed, len(points)) if simulate else [None] * len(points)
+    points, seeds = seeded_points(grid, simulate=simulate, seed=seed)
     specs = []
     for point in points:
         try:
@@ -122,32 +153,21 @@ def sweep(
         except TypeError as exc:
             bad = next((k for k in point if k not in spec.params()), None)
             raise SpecError(bad or "grid", point, f"is not a parameter of {spec.system}") from exc
-    if client is None:
-        per_point = [
-            point_rows(
-                s,
-                point,
-                simulate=simulate,
-                trials=trials,
-                seed=point_seed,
-                threads=threads,
-                progress=progress,
-            )
-            for s, point, point_seed in zip(specs, points, seeds, strict=True)
-        ]
-    else:
-        from critlab.kernels.cluster import map_ordered
+    jobs = [
+        (s, point, simulate, trials, point_seed)
+        for s, point, point_seed in zip(specs, points, seeds, strict=True)
+    ]
 
-        # One task per point, each simulated on one thread: the cluster's parallelism is
-        # across points. Rows come back in grid order, so the frame is the local one.
-        args = [
-            (s, point, simulate, trials, point_seed)
-            for s, point, point_seed in zip(specs, points, seeds, strict=True)
-        ]
-        per_point = map_ordered(
-            client, _remote_point_rows, args, name=f"sweep-{spec.system}", progress=progress, unit="point"
+    def local(
+        s: Spec, point: dict[str, Any], sim: bool, n: int, point_seed: int | None
+    ) -> list[dict[str, Any]]:
+        return point_rows(
+            s, point, simulate=sim, trials=n, seed=point_seed, threads=threads, progress=progress
         )
-    return pd.DataFrame([row for rows in per_point for row in rows])
+
+    return rows_per_point(
+        jobs, local, _remote_point_rows, client=client, name=f"sweep-{spec.system}", progress=progress
+    )
 
 
 def point_rows(
