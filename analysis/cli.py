@@ -75,6 +75,7 @@ from critlab.analysis.cli_args import (  # noqa: E402
     _int_arg,
     _print_json,
     _spec_from_args,
+    add_run_flags,
 )
 from critlab.analysis.numtext import one_line  # noqa: E402
 from critlab.analysis.spec import SpecError  # noqa: E402
@@ -134,16 +135,7 @@ def _build_parser(
         for system in (*known, *mechanics):
             sp = by_name.add_parser(system.name, help=system.title)
             if cmd_name != "exact":
-                sp.add_argument("--trials", required=True, help="number of trials, 1..10^13")
-                sp.add_argument("--seed", help="non-negative integer; drawn from the OS when absent")
-                sp.add_argument("--threads", help=f"worker threads, 1..{MAX_THREADS} (default: all cores)")
-                sp.add_argument("--no-progress", action="store_true", help="never show a progress bar")
-                sp.add_argument(
-                    "--scheduler",
-                    metavar="ADDRESS|local",
-                    help="run the blocks on the Dask scheduler at ADDRESS, or on a local 2-process cluster "
-                    "(same counts; --threads is then ignored)",
-                )
+                add_run_flags(sp, trials_help="number of trials, 1..10^13", required=True)
             if cmd_name == "validate":
                 sp.add_argument("--alpha", default="0.001", help="significance level (default 0.001)")
             sp.add_argument("--json", action="store_true", help="print the documented JSON")

@@ -91,3 +91,18 @@ def _cluster(scheduler: str | None):
     from critlab.kernels.scheduler import connect
 
     return connect(scheduler)
+
+
+def add_run_flags(parser: Any, *, trials_help: str, required: bool) -> None:
+    """The flags of every command that simulates: ``--trials``, ``--seed``, ``--threads``,
+    ``--no-progress`` and ``--scheduler``."""
+    parser.add_argument("--trials", required=required, help=trials_help)
+    parser.add_argument("--seed", help="non-negative integer; drawn from the OS when absent")
+    parser.add_argument("--threads", help=f"worker threads, 1..{MAX_THREADS} (default: all cores)")
+    parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS|local",
+        help="run the blocks on the Dask scheduler at ADDRESS, or on a local 2-process cluster "
+        "(same counts; --threads is then ignored)",
+    )

@@ -54,16 +54,10 @@ def add_parser(subparsers: Any, mechanics: Sequence[Any] = ()) -> None:
         for name in fight_params_of(system):
             group.add_argument(cli._flag(name), dest=f"fight_{name}", metavar="INT", help=_FIGHT_FLAGS[name])
         sim = sp.add_argument_group("simulation (with --trials: simulated and validated)")
-        sim.add_argument("--trials", help="simulate this many fights, 1..10^13, and validate them")
-        sim.add_argument("--seed", help="non-negative integer; drawn from the OS when absent")
-        sim.add_argument("--alpha", help="significance level of the validation (default 0.001)")
-        sim.add_argument("--threads", help=f"worker threads, 1..{cli.MAX_THREADS} (default: all cores)")
-        sim.add_argument("--no-progress", action="store_true", help="never show a progress bar")
-        sim.add_argument(
-            "--scheduler",
-            metavar="ADDRESS|local",
-            help="run the fights on the Dask scheduler at ADDRESS, or on a local 2-process cluster",
+        cli.add_run_flags(
+            sim, trials_help="simulate this many fights, 1..10^13, and validate them", required=False
         )
+        sim.add_argument("--alpha", help="significance level of the validation (default 0.001)")
         sp.add_argument("--json", action="store_true", help="print the rules' JSON")
         cli._add_system_params(sp, system)
 
