@@ -1,5 +1,9 @@
 """``make bench`` cases of the runtime's primitives: a d20 test and 4d6 drop lowest, each
-beside a NumPy version doing the same tally and its own dice floor."""
+beside a NumPy version doing the same tally and its own dice floor.
+
+The kernels draw two tests' d20s as one draw over the 400 pairs and a 4d6 as one draw
+over its 1296 outcomes (:mod:`critlab.kernels.joint`), so their floors are those draws
+(:func:`draws_floor`); the NumPy versions roll die by die, as the rules are written."""
 
 from __future__ import annotations
 
@@ -72,12 +76,13 @@ def _icepool_pool() -> object:
     return icepool.d6.highest(4, 3).probabilities()
 
 
-def dice_floor(sides: int, count: int):
-    """The floor callable of ``count`` d``sides`` per trial (see BenchCase.floor)."""
+def draws_floor(outcomes: int, trials_per_draw: int):
+    """The floor callable of trials drawn ``trials_per_draw`` at a time as one bounded
+    draw over ``outcomes``."""
 
     def run(trials: int, threads: int) -> np.ndarray:
         def block(state, n, out):
-            primitives.dice_floor_block(state, n, out, sides, count)
+            primitives.draws_floor_block(state, n, out, outcomes, trials_per_draw)
 
         return runner.run(block, n_out=2, trials=trials, seed=1, threads=threads, progress=False)
 
@@ -90,7 +95,7 @@ def bench_cases() -> list[BenchCase]:
             "d20 crit-range test (crit range 2, +3 vs 11)",
             _d20_test,
             _numpy_d20_test,
-            floor=dice_floor(20, 1),
+            floor=draws_floor(400, 2),
         ),
         BenchCase(
             "4d6 drop lowest",
@@ -98,6 +103,6 @@ def bench_cases() -> list[BenchCase]:
             _numpy_pool,
             exact=_exact_pool,
             icepool=_icepool_pool,
-            floor=dice_floor(6, 4),
+            floor=draws_floor(1296, 1),
         ),
     ]

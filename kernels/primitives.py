@@ -3,40 +3,69 @@
 - ``d20_test_block``: d20 + bonus against a difficulty with crit and critfail ranges;
   labels critfail, failure, success, crit (the rules' crit-range test mode).
 - ``pool_block``: 4d6 drop lowest, tallied into a histogram of 3..18.
-- ``d20_floor_block``: d20s drawn and folded into one label: the cost of the dice alone.
+- ``d20_floor_block`` / ``draws_floor_block``: dice drawn and
+  folded into one number, with no rule and no tally: the cost of the dice alone.
+
+Both mechanics draw their dice as one bounded draw over all their outcomes (see
+:mod:`critlab.kernels.joint`: the same dice) and count each draw in a table in the
+kernel's frame; the rules are applied once per distinct outcome at the end of a block.
 """
 
 from __future__ import annotations
 
-from critlab.kernels.bins import add_label, add_value
-from critlab.kernels.dice import roll_4d6_drop_lowest
+from critlab.kernels.counts import add_to_bin, hist_at
 from critlab.kernels.jit import kernel
-from critlab.kernels.rng import die, local_state
+from critlab.kernels.joint import local_table, sum_of_digits
+from critlab.kernels.rng import bounded, die, local_state
 
 CRITFAIL, FAILURE, SUCCESS, CRIT = 0, 1, 2, 3
 
 
+@kernel(inline="always")
+def test_label(natural, bonus, difficulty, crit_range, critfail_range):
+    """The label of a natural: critfail on <= critfail_range, crit on >= 21 − crit_range,
+    else success when natural + bonus reaches the difficulty."""
+    if natural <= critfail_range:
+        return CRITFAIL
+    if natural >= 21 - crit_range:
+        return CRIT
+    return SUCCESS if natural + bonus >= difficulty else FAILURE
+
+
 @kernel
 def d20_test_block(s, n, out, bonus, difficulty, crit_range, critfail_range):
-    """``n`` skill tests: critfail on a natural <= critfail_range, crit on >= 21 − crit_range."""
+    """``n`` skill tests, two trials' d20s at a time as one draw over the 400 pairs."""
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
-    for _ in range(n):
-        natural = die(s, 20)
-        # The rules in order of precedence, each overriding the last: written so the
-        # choice compiles to selects, where branches would mispredict on half the trials.
-        label = SUCCESS if natural + bonus >= difficulty else FAILURE
-        label = CRIT if natural >= 21 - crit_range else label
-        label = CRITFAIL if natural <= critfail_range else label
-        add_label(out, label)
+    pairs = local_table()
+    for _ in range(n // 2):
+        pairs[bounded(s, 400)] += 1
+    naturals = local_table()
+    if n % 2:
+        naturals[die(s, 20)] += 1
+    for pair in range(400):  # the pair (x, y) of naturals is 20 * (x - 1) + (y - 1)
+        naturals[pair // 20 + 1] += pairs[pair]
+        naturals[pair % 20 + 1] += pairs[pair]
+    for natural in range(1, 21):
+        out[test_label(natural, bonus, difficulty, crit_range, critfail_range)] += naturals[natural]
 
 
 @kernel
 def pool_block(s, n, out, layout):
-    """``n`` rolls of 4d6 drop lowest into histogram 0 (label 0 counts every roll)."""
+    """``n`` rolls of 4d6 drop lowest into histogram 0 (label 0 counts every roll), each
+    roll one draw over the 1296 ordered outcomes of the four dice."""
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
+    start, lo, n_bins = hist_at(layout, 0)
+    seen = local_table()
     for _ in range(n):
-        add_label(out, 0)
-        add_value(out, layout, 0, roll_4d6_drop_lowest(s))
+        seen[bounded(s, 1296)] += 1
+    for outcome in range(1296):  # four base-6 digits, each a face less one
+        lowest = 6
+        rest = outcome
+        for _ in range(4):
+            lowest = min(lowest, rest % 6 + 1)
+            rest //= 6
+        out[0] += seen[outcome]  # label 0: every roll
+        add_to_bin(out, start, lo, n_bins, sum_of_digits(outcome, 4, 6) - lowest, seen[outcome])
 
 
 @kernel
@@ -52,14 +81,12 @@ def d20_floor_block(s, n, out):
 
 
 @kernel
-def dice_floor_block(s, n, out, sides, count):
-    """``n`` trials of ``count`` dice with ``sides`` sides each, drawn one by one, with no
-    rule and no tally: a mechanic's dice floor. Their xor goes to ``out[1]`` so the
-    compiler cannot drop them."""
+def draws_floor_block(s, n, out, outcomes, trials_per_draw):
+    """``n`` trials drawn ``trials_per_draw`` at a time as one bounded draw over
+    ``outcomes``, with no rule and no tally (the floor of a mechanic drawn that way)."""
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     acc = 0
-    for _ in range(n):
-        for _ in range(count):
-            acc ^= die(s, sides)
+    for _ in range(n // trials_per_draw):
+        acc ^= bounded(s, outcomes)
     out[0] += n
     out[1] ^= acc
