@@ -3,8 +3,9 @@
 and its own dice floor.
 
 The dice floor draws a trial's own dice the same way the kernel draws them: the d20
-through :func:`critlab.kernels.d20.roll_d20` (two under advantage or disadvantage), then
-on the naturals where the kernel rolls them the damage dice and the CRIT dice through
+(two under advantage or disadvantage) together with simple damage dice as one draw
+(:func:`critlab.kernels.d20.roll_d20_with`), or else the d20 alone and, on the naturals
+where the kernel rolls them, the damage dice; then the CRIT dice through
 :func:`critlab.kernels.fast_dice.roll_planned`, with no rule and no tally (which naturals
 roll which dice is read from a table made here). The weapon lives' extra d20s, a fraction
 of a life per block, are left out of it.
@@ -18,7 +19,7 @@ from critlab.analysis.systems.base import BenchCase, simulating
 from critlab.analysis.systems.crit_range import SYSTEM, CritRangeSpec, kernel_args
 from critlab.kernels import runner
 from critlab.kernels.crit_range import CRIT, HIT, label_of
-from critlab.kernels.d20 import roll_d20
+from critlab.kernels.d20 import roll_d20, roll_d20_with
 from critlab.kernels.dice import local_scratch
 from critlab.kernels.fast_dice import borrowed, roll_planned
 from critlab.kernels.jit import kernel
@@ -34,21 +35,30 @@ REROLL_DIE, FIRST, TWICE, SECOND = 1, 2, 4, 8
 
 
 @kernel
-def floor_block(s, n, out, roll, rolls, first, first_terms, second, second_terms):
+def floor_block(s, n, out, roll, joint, rolls, first, first_terms, second, second_terms):
     """``n`` trials of a d20 in roll mode ``roll`` and the dice ``rolls[natural]`` names;
-    ``first`` / ``second`` are expressions' (plan..., constant) as in the kernels. Their
-    xor goes to ``out[1]`` so the compiler keeps them."""
+    ``first`` / ``second`` are expressions' (plan..., constant) as in the kernels. Where
+    ``joint`` is not 0 the first expression's dice (``joint`` outcomes) are drawn with the
+    d20 in one draw, as the kernels draw them, and only a second roll of them apart.
+    Their xor goes to ``out[1]`` so the compiler keeps them."""
     s = local_state(s)  # the stream in registers, as in the kernels
     scratch = local_scratch()
     first_terms, second_terms = borrowed(first_terms), borrowed(second_terms)
     acc = 0
     for _ in range(n):
-        natural = roll_d20(s, roll)
+        drawn = 0
+        if joint:
+            natural, index = roll_d20_with(s, roll, joint)
+            acc ^= index
+            drawn = 1
+        else:
+            natural = roll_d20(s, roll)
         acc ^= natural
         what = rolls[natural]
         if what & REROLL_DIE:
             acc ^= die(s, 20)
-        for _ in range((what & FIRST) // FIRST + (what & TWICE) // TWICE):
+        first_rolls = (what & FIRST) // FIRST + (what & TWICE) // TWICE
+        for _ in range(first_rolls - drawn if first_rolls > 0 else 0):
             acc ^= roll_planned(s, first[0], first[1], first[2], first[3], first_terms, first[4], scratch)
         if what & SECOND:
             acc ^= roll_planned(
@@ -58,12 +68,14 @@ def floor_block(s, n, out, roll, rolls, first, first_terms, second, second_terms
     out[1] ^= acc
 
 
-def run_floor(roll: int, rolls: np.ndarray, first: tuple, first_terms, second: tuple, second_terms):
+def run_floor(
+    roll: int, joint: int, rolls: np.ndarray, first: tuple, first_terms, second: tuple, second_terms
+):
     """The floor callable (see BenchCase.floor) of :func:`floor_block`."""
 
     def run(trials: int, threads: int) -> np.ndarray:
         def block(state, n, out):
-            floor_block(state, n, out, roll, rolls, first, first_terms, second, second_terms)
+            floor_block(state, n, out, roll, joint, rolls, first, first_terms, second, second_terms)
 
         return runner.run(block, n_out=2, trials=trials, seed=1, threads=threads, progress=False)
 
@@ -82,7 +94,7 @@ def dice_floor(spec: CritRangeSpec):
             rolls[natural] = FIRST | (SECOND if label == CRIT else 0)
     dmg = (r.dmg_simple, r.dmg_count, r.dmg_sides, r.dmg_explode, r.dmg_const)
     crit = (r.crit_simple, r.crit_count, r.crit_sides, r.crit_explode, r.crit_const)
-    return run_floor(r.roll, rolls, dmg, a.dmg_terms, crit, a.crit_terms)
+    return run_floor(r.roll, r.joint, rolls, dmg, a.dmg_terms, crit, a.crit_terms)
 
 
 def kept_naturals(rng: np.random.Generator, n: int, roll: str) -> np.ndarray:

@@ -40,7 +40,7 @@ def dice_floor(spec: Thac0Spec):
             rolls[natural] = crit[r.crit_option]
     dmg = (r.dmg_simple, r.dmg_count, r.dmg_sides, r.dmg_explode, r.dmg_const)
     sev = (r.sev_simple, r.sev_count, r.sev_sides, r.sev_explode, r.sev_const)
-    return run_floor(r.roll, rolls, dmg, a.dmg_terms, sev, a.sev_terms)
+    return run_floor(r.roll, 0, rolls, dmg, a.dmg_terms, sev, a.sev_terms)
 
 
 def numpy_attack(roll: str = "normal"):

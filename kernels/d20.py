@@ -5,6 +5,7 @@ is the natural for every rule."""
 from __future__ import annotations
 
 from critlab.kernels.jit import kernel
+from critlab.kernels.joint import digits2, digits3
 from critlab.kernels.rng import die
 from critlab.kernels.vocab import vocabulary
 
@@ -22,3 +23,17 @@ def roll_d20(s, mode):
     if mode == RollMode.ADVANTAGE:
         return max(first, second)
     return min(first, second)
+
+
+@kernel(inline="always")
+def roll_d20_with(s, mode, outcomes):
+    """``(natural, index)``: the natural of a d20 roll under roll mode ``mode`` and a
+    uniform index in ``0 .. outcomes-1`` (another roll's dice), drawn together as one
+    bounded draw (:mod:`critlab.kernels.joint`: the same dice as drawn apart)."""
+    if mode == RollMode.NORMAL:
+        first, index = digits2(s, 20, outcomes)
+        return first + 1, index
+    first, second, index = digits3(s, 20, 20, outcomes)
+    if mode == RollMode.ADVANTAGE:
+        return max(first, second) + 1, index
+    return min(first, second) + 1, index

@@ -108,3 +108,22 @@ def sum_of_digits(index, count, sides):
         total += index % sides
         index //= sides
     return total
+
+
+def joint_plan(simple: bool, count: int, sides: int, explode_at: int, naturals: int = 20) -> tuple[int, int]:
+    """``(outcomes, totals)`` for drawing a roll's dice with a trial's d20 and counting the
+    trial by its natural and total: the ordered outcomes of the dice and how many totals
+    they make; ``(0, 0)`` where they cannot be (an interpreted or exploding expression,
+    or more outcomes than a table holds).
+
+    ``simple, count, sides, explode_at`` are a :func:`critlab.kernels.fast_dice.plan`.
+
+    >>> joint_plan(True, 1, 10, 11), joint_plan(True, 2, 6, 7), joint_plan(True, 1, 6, 6)
+    ((10, 10), (36, 11), (0, 0))
+    """
+    if not simple or explode_at <= sides:
+        return 0, 0
+    outcomes, totals = sides**count, count * (sides - 1) + 1
+    if outcomes > TABLE_SIZE or naturals * totals > TABLE_SIZE:
+        return 0, 0
+    return outcomes, totals

@@ -21,6 +21,7 @@ from critlab.analysis.systems.crit_range import (
     attacks_to_break,
     crit_bonus_roll,
     exact,
+    kernel_args,
     reduce_by_dr,
     simulate,
     weapon_damage,
@@ -245,12 +246,27 @@ def test_test_mode_requires_its_parameters(field):
         # every natural CRITFAILs: no damage at all
         dict(attack_bonus=5, evasion=5, crit_range=0, critfail_range=20),
         dict(mode="test", bonus=4, difficulty=18, crit_range=3, critfail_range=2),
+        # the d20s and 2d6 drawn as one draw under advantage; an exploding d8 drawn apart
+        dict(attack_bonus=1, evasion=12, crit_range=3, damage="2d6+1", dt=1, roll="advantage"),
+        dict(attack_bonus=1, evasion=12, crit_range=3, damage="1d8!", roll="disadvantage"),
     ],
 )  # fmt: skip
 def test_simulation_matches_exact(params):
     spec = CritRangeSpec(**params)
     v = validate(exact(spec), simulate(spec, trials=300_000, seed=2024, progress=False), alpha=ALPHA)
     assert v.passed, v.groups
+
+
+@pytest.mark.parametrize(
+    ("damage", "joint"),
+    [("1d10", (10, 10)), ("2d6-3", (36, 11)), ("1d100+1000", (100, 100)), ("1d8!", (0, 0)),
+     ("4d6kh3", (0, 0)), ("5d10", (0, 0))],
+)  # fmt: skip
+def test_simple_damage_is_drawn_with_the_d20(damage, joint):
+    # joint (outcomes, totals): a d20 and its damage dice as one draw where they are simple,
+    # not exploding and few enough (5d10's 100,000 outcomes are not)
+    rules = kernel_args(CritRangeSpec(**BASE, damage=damage)).rules
+    assert (rules.joint, rules.joint_totals) == joint
 
 
 def test_simulated_wear_is_validated():

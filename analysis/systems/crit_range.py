@@ -40,6 +40,7 @@ from critlab.analysis.systems.base import RuleSystem
 from critlab.analysis.tally import Tally
 from critlab.kernels import crit_range as k
 from critlab.kernels.fast_dice import plan
+from critlab.kernels.joint import joint_plan
 from critlab.kernels.vocab import words
 
 ATTACK_LABELS = words(k.AttackOutcome)
@@ -312,6 +313,7 @@ def kernel_args(spec: CritRangeSpec) -> k.Args:
     crit_terms, crit_const = spec.crit_dice_expr.encode()
     dmg_simple, dmg_count, dmg_sides, dmg_explode = plan(dmg_terms)
     crit_simple, crit_count, crit_sides, crit_explode = plan(crit_terms)
+    joint, joint_totals = joint_plan(dmg_simple, dmg_count, dmg_sides, dmg_explode)
     keep = 1 - spec.dr_fraction
     attack = spec.mode == "attack"
     critfail = label_chances(spec)[0]
@@ -341,6 +343,8 @@ def kernel_args(spec: CritRangeSpec) -> k.Args:
         # P(critfail) / condition: about one weapon life per 1 / that attacks
         wear_num=int(critfail * NATURAL_DENOMINATOR) if wear else 0,
         wear_den=spec.condition * NATURAL_DENOMINATOR,
+        joint=joint,
+        joint_totals=joint_totals,
     )
     return k.Args(rules=rules, dmg_terms=dmg_terms, crit_terms=crit_terms)
 
