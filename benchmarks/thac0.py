@@ -2,9 +2,9 @@
 same label counts, damage histogram and damage sum), and its own dice floor.
 
 The dice floor (:func:`benchmarks.crit_range.floor_block`) draws an attack's own dice the
-same way the kernel draws them: the d20 through :func:`critlab.kernels.d20.roll_d20`,
-then on the naturals where the kernel rolls them the fumble reroll (one d20), the damage
-dice (twice for a doubled critical hit) and the severity dice through
+same way the kernel draws them: the d20 with simple damage dice as one draw (else the
+d20 alone), then on the naturals where the kernel rolls them the fumble reroll (one d20),
+the damage dice (again for a doubled critical hit) and the severity dice through
 :func:`critlab.kernels.fast_dice.roll_planned`, with no rule and no tally (which naturals
 roll which dice is read from a table made here).
 """
@@ -40,7 +40,7 @@ def dice_floor(spec: Thac0Spec):
             rolls[natural] = crit[r.crit_option]
     dmg = (r.dmg_simple, r.dmg_count, r.dmg_sides, r.dmg_explode, r.dmg_const)
     sev = (r.sev_simple, r.sev_count, r.sev_sides, r.sev_explode, r.sev_const)
-    return run_floor(r.roll, 0, rolls, dmg, a.dmg_terms, sev, a.sev_terms)
+    return run_floor(r.roll, r.joint, rolls, dmg, a.dmg_terms, sev, a.sev_terms)
 
 
 def numpy_attack(roll: str = "normal"):

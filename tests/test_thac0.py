@@ -89,6 +89,10 @@ def test_max_option_rejects_exploding_damage():
         dict(thac0=20, target_ac=-20, damage="2d4+1"),  # natural 20s reduced 2 times
         dict(thac0=5, target_ac=10, crit_threshold=15, crit_option="severity"),
         dict(thac0=19, target_ac=6, damage="1d12-3", crit_option="max", fumble_without_reroll="miss"),
+        # those drawn with the d20 as one draw under a roll mode; an exploding die drawn apart
+        dict(thac0=10, target_ac=0, to_hit=12, damage="2d6", roll="advantage"),
+        dict(thac0=5, target_ac=10, crit_threshold=15, crit_option="severity", roll="disadvantage"),
+        dict(thac0=15, target_ac=2, damage="1d6!+1", roll="advantage"),
     ],
 )
 def test_simulation_matches_exact(params):

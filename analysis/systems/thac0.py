@@ -34,6 +34,7 @@ from critlab.analysis.systems.base import RuleSystem
 from critlab.analysis.tally import Tally
 from critlab.kernels import thac0 as k
 from critlab.kernels.fast_dice import plan
+from critlab.kernels.joint import joint_plan
 from critlab.kernels.vocab import words
 
 LABELS = words(k.Outcome)
@@ -196,6 +197,7 @@ def kernel_args(spec: Thac0Spec) -> k.Args:
     sev_terms, sev_const = spec.severity_expr.encode()
     dmg_simple, dmg_count, dmg_sides, dmg_explode = plan(dmg_terms)
     sev_simple, sev_count, sev_sides, sev_explode = plan(sev_terms)
+    joint, joint_totals = joint_plan(dmg_simple, dmg_count, dmg_sides, dmg_explode)
     rules = k.Rules(
         roll=roll_code(spec.roll),
         need=spec.need,
@@ -216,6 +218,8 @@ def kernel_args(spec: Thac0Spec) -> k.Args:
         sev_sides=sev_sides,
         sev_explode=sev_explode,
         sev_const=sev_const,
+        joint=joint,
+        joint_totals=joint_totals,
     )
     return k.Args(rules=rules, dmg_terms=dmg_terms, sev_terms=sev_terms)
 
