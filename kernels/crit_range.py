@@ -29,7 +29,7 @@ from collections import namedtuple
 from critlab.kernels.counts import add_to_bin, counter_at, hist_at, natural_tables
 from critlab.kernels.d20 import roll_d20, roll_d20_with
 from critlab.kernels.dice import local_scratch
-from critlab.kernels.fast_dice import borrowed, roll_planned
+from critlab.kernels.fast_dice import borrowed, roll_planned, roll_simple
 from critlab.kernels.jit import kernel
 from critlab.kernels.joint import local_table, sum_of_digits
 from critlab.kernels.rng import local_state
@@ -58,8 +58,9 @@ damage and CRIT dice by their :func:`critlab.kernels.fast_dice.plan` and constan
 ``keep / den`` is 1 − DR (see :func:`scale_floor`); a block records
 ``max(1, n * wear_num // wear_den)`` weapon lives of ``condition`` Condition (none when
 ``wear_num`` is 0; see :func:`block`). Where ``joint`` is not 0 the damage dice (simple,
-not exploding) have that many ordered outcomes, making ``joint_totals`` totals, and an
-attack draws them with its d20 as one draw (:func:`critlab.kernels.joint.joint_plan`)."""
+not exploding) have that many ordered outcomes, making ``joint_totals`` totals, the CRIT
+dice are simple, and an attack draws the damage dice with its d20 as one draw
+(:func:`critlab.kernels.joint.joint_plan`)."""
 
 Args = namedtuple("Args", "rules dmg_terms crit_terms")
 """The kernel's arguments: the :class:`Rules` and the encoded damage and CRIT dice (read
@@ -156,14 +157,6 @@ def trial(s, a, scratch):
 
 
 @kernel(inline="always")
-def crit_roll(s, r, crit_terms, scratch):
-    """One roll of the CRIT dice."""
-    return roll_planned(
-        s, r.crit_simple, r.crit_count, r.crit_sides, r.crit_explode, crit_terms, r.crit_const, scratch
-    )
-
-
-@kernel(inline="always")
 def _wear(out, l_start, l_lo, l_bins, r, i, left, lives, start, attacks_sum):
     """A CRITFAIL on attack ``i`` of a block: the weapon in use loses a point of
     Condition, and when it breaks its life is counted and the next weapon takes over.
@@ -236,7 +229,7 @@ def block(s, n, out, layout, a):
             by_total[(natural - 1) * totals + above] += 1
             label = labels[natural]
             if label == CRIT:
-                crit_bonus = max(0, crit_roll(s, r, crit_terms, scratch))
+                crit_bonus = max(0, roll_simple(s, r.crit_count, r.crit_sides, r.crit_explode, r.crit_const))
                 damage = dealt(lowest_roll + above, crit_bonus, r)
                 add_to_bin(out, d_start, d_lo, d_bins, damage, 1)
                 add_to_bin(out, b_start, b_lo, b_bins, crit_bonus, 1)

@@ -5,7 +5,7 @@ is the natural for every rule."""
 from __future__ import annotations
 
 from critlab.kernels.jit import kernel
-from critlab.kernels.joint import digits2, digits3
+from critlab.kernels.joint import digits3
 from critlab.kernels.rng import die
 from critlab.kernels.vocab import vocabulary
 
@@ -30,10 +30,9 @@ def roll_d20_with(s, mode, outcomes):
     """``(natural, index)``: the natural of a d20 roll under roll mode ``mode`` and a
     uniform index in ``0 .. outcomes-1`` (another roll's dice), drawn together as one
     bounded draw (:mod:`critlab.kernels.joint`: the same dice as drawn apart)."""
-    if mode == RollMode.NORMAL:
-        first, index = digits2(s, 20, outcomes)
-        return first + 1, index
-    first, second, index = digits3(s, 20, 20, outcomes)
-    if mode == RollMode.ADVANTAGE:
-        return max(first, second) + 1, index
-    return min(first, second) + 1, index
+    # one draw at one place for every mode (a normal roll's second die has one face):
+    # each place inlines the generator, and the compile time grows with each
+    first, second, index = digits3(s, 20, 1 if mode == RollMode.NORMAL else 20, outcomes)
+    if mode == RollMode.DISADVANTAGE:
+        return min(first, second) + 1, index
+    return max(first, second) + 1, index

@@ -55,6 +55,13 @@ def roll_planned(s, simple, count, sides, explode_at, terms, constant, scratch):
     interpreter)."""
     if not simple:
         return roll_expr(s, terms, constant, scratch)
+    return roll_simple(s, count, sides, explode_at, constant)
+
+
+@kernel(inline="always")
+def roll_simple(s, count, sides, explode_at, constant):
+    """One roll of a simple expression by its :func:`plan`: no interpreter is inlined, so
+    a kernel may roll simple dice at a place of its own for little compile time."""
     total = constant
     for _ in range(count):
         while True:

@@ -24,7 +24,7 @@ from collections import namedtuple
 from critlab.kernels.counts import add_to_bin, counter_at, hist_at, natural_tables
 from critlab.kernels.d20 import roll_d20, roll_d20_with
 from critlab.kernels.dice import local_scratch
-from critlab.kernels.fast_dice import borrowed, roll_planned
+from critlab.kernels.fast_dice import borrowed, roll_planned, roll_simple
 from critlab.kernels.jit import kernel
 from critlab.kernels.joint import local_table, sum_of_digits
 from critlab.kernels.rng import die, local_state
@@ -50,8 +50,9 @@ Rules = namedtuple(
 many times a natural 20 that falls more than 10 short halves its damage; the damage and
 severity dice by their :func:`critlab.kernels.fast_dice.plan` and constant. Where
 ``joint`` is not 0 the damage dice (simple, not exploding) have that many ordered
-outcomes, making ``joint_totals`` totals, and an attack draws one roll of them with its
-d20 as one draw (:func:`critlab.kernels.joint.joint_plan`)."""
+outcomes, making ``joint_totals`` totals, the severity dice are simple (or unused), and
+an attack draws one roll of the damage dice with its d20 as one draw
+(:func:`critlab.kernels.joint.joint_plan`)."""
 
 Args = namedtuple("Args", "rules dmg_terms sev_terms")
 """The kernel's arguments: the :class:`Rules` and the encoded damage and severity dice
@@ -139,19 +140,17 @@ def settled(label, roll, r):
 
 
 @kernel(inline="always")
-def critical(s, roll, r, dmg_terms, sev_terms, scratch):
+def critical(s, roll, r):
     """``(damage, severity)`` of a doubled or a severity critical hit whose first damage
-    roll is ``roll``: the second roll, or the severity dice (rolled at one place)."""
+    roll is ``roll``: the second roll, or the severity dice (both simple; rolled at one
+    place)."""
     on_severity = r.crit_option == CritOption.SEVERITY
-    more = roll_planned(
+    more = roll_simple(
         s,
-        r.sev_simple if on_severity else r.dmg_simple,
         r.sev_count if on_severity else r.dmg_count,
         r.sev_sides if on_severity else r.dmg_sides,
         r.sev_explode if on_severity else r.dmg_explode,
-        sev_terms if on_severity else dmg_terms,
         r.sev_const if on_severity else r.dmg_const,
-        scratch,
     )
     if on_severity:
         return max(0, roll), more
@@ -203,7 +202,7 @@ def block(s, n, out, layout, a):
                     damage_sum += r.dmg_min
                     reroll_hits += 1
             elif label == Outcome.CRITICAL_HIT and critical_apart:
-                damage, severity = critical(s, lowest_roll + above, r, dmg_terms, sev_terms, scratch)
+                damage, severity = critical(s, lowest_roll + above, r)
                 add_to_bin(out, d_start, d_lo, d_bins, damage, 1)
                 dealt += 1
                 damage_sum += damage

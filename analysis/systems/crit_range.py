@@ -313,7 +313,8 @@ def kernel_args(spec: CritRangeSpec) -> k.Args:
     crit_terms, crit_const = spec.crit_dice_expr.encode()
     dmg_simple, dmg_count, dmg_sides, dmg_explode = plan(dmg_terms)
     crit_simple, crit_count, crit_sides, crit_explode = plan(crit_terms)
-    joint, joint_totals = joint_plan(dmg_simple, dmg_count, dmg_sides, dmg_explode)
+    # drawn with the d20 where the damage dice allow it and the CRIT dice need no interpreter
+    joint, joint_totals = joint_plan(dmg_simple, dmg_count, dmg_sides, dmg_explode) if crit_simple else (0, 0)
     keep = 1 - spec.dr_fraction
     attack = spec.mode == "attack"
     critfail = label_chances(spec)[0]

@@ -197,7 +197,12 @@ def kernel_args(spec: Thac0Spec) -> k.Args:
     sev_terms, sev_const = spec.severity_expr.encode()
     dmg_simple, dmg_count, dmg_sides, dmg_explode = plan(dmg_terms)
     sev_simple, sev_count, sev_sides, sev_explode = plan(sev_terms)
-    joint, joint_totals = joint_plan(dmg_simple, dmg_count, dmg_sides, dmg_explode)
+    # drawn with the d20 where the damage dice allow it and no dice need the interpreter
+    joint, joint_totals = (
+        joint_plan(dmg_simple, dmg_count, dmg_sides, dmg_explode)
+        if sev_simple or spec.crit_option != "severity"
+        else (0, 0)
+    )
     rules = k.Rules(
         roll=roll_code(spec.roll),
         need=spec.need,
