@@ -1,7 +1,7 @@
 """Kernel for ``crit-range`` (CRIT and CRITFAIL ranges on a d20).
 
 Each trial rolls the d20 (both dice under advantage or disadvantage, keeping one) and,
-on a hit or a CRIT, the damage dice and the CRIT dice one die at a time (every CRIT die
+on a hit or a CRIT, the damage dice and the CRIT dice (every CRIT die
 explodes on its maximum, without limit), then applies DT and DR in integer arithmetic,
 as a table would. :func:`trial` is one attack or test (a label and its damage);
 :func:`block` tallies ``n`` of them, and the weapon's lives read off the same attacks in

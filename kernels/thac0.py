@@ -1,7 +1,7 @@
 """Kernel for ``thac0`` (AD&D criticals and fumbles).
 
 Each trial rolls the d20 (both dice under advantage or disadvantage, keeping one) and,
-where the rules say so, the fumble reroll and the damage dice, one die at a time, exactly
+where the rules say so, the fumble reroll and the damage dice, exactly
 as a table would. :func:`trial` is one attack (a label and its damage); :func:`block`
 tallies ``n`` of them.
 
