@@ -14,9 +14,8 @@ a system's first fight compiles in about 15 s of CPU (its trial included), later
 it in a fraction of a second. Measured alternatives were worse: a trial passed as a
 first-class function argument is cached but not inlined (2.3x slower); a closure over it
 is fast but never found in the cache again; an ``overload`` resolving it by argument type
-compiles for 90 s. As for every kernel that inlines helpers from other modules, the cache
-is keyed on this file: after editing a system's ``trial``, delete the ``*.nbi``/``*.nbc``
-files (``make clean-cache``).
+compiles for 90 s. The cache is stamped with every kernel source
+(:mod:`critlab.kernels.jit`), so editing a system's ``trial`` compiles its fights again.
 """
 
 from __future__ import annotations

@@ -14,22 +14,82 @@ are ``inline="always"`` (numba inlines them in its IR), which made a 1d8 damage 
 helper rolls its dice at as few places as it can (one ``die`` in a loop, not four in a
 row): that took the first-call compile of all five systems from about 120 s to 30 s.
 
-The cache is keyed on each kernel's own source file: after editing a helper in another
-module, delete the ``*.nbi``/``*.nbc`` files under ``__pycache__`` (``make clean-cache``) so that
-kernels which inline it are compiled again.
+The cache: Numba keys a cached kernel on its own source file only, so a kernel that
+inlines a helper from another module would keep running the old helper after that
+module changed (after a ``git pull``, or an upgrade that leaves the kernel's own file as
+it was). Every critlab kernel's cache is therefore stamped with :data:`SOURCES_STAMP`,
+a hash of every source file in this folder as well: any change to any of them compiles
+the kernels again on their next call. ``make clean-cache`` only frees the disk.
 """
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 from numba import njit
+from numba.core import caching
 
 JIT_OPTIONS = {"cache": True, "error_model": "numpy", "nogil": True}
+_MARK = "__critlab_kernel__"
+
+
+def sources_stamp(folder: Path) -> str:
+    """A hash of every ``*.py`` file in ``folder``, names and contents.
+
+    >>> len(sources_stamp(Path(__file__).parent))
+    64
+    """
+    digest = hashlib.sha256()
+    for path in sorted(folder.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+SOURCES_STAMP = sources_stamp(Path(__file__).parent)
+"""The stamp every kernel's cache carries beside its own file's (see the module docstring)."""
+
+
+class _Stamped:
+    """A Numba cache locator that claims critlab's kernels only, and stamps their caches
+    with :data:`SOURCES_STAMP` as well as their own file's hash."""
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if not getattr(py_func, _MARK, False):
+            return None
+        return super().from_function(py_func, py_file)
+
+    def get_source_stamp(self):
+        return (super().get_source_stamp(), SOURCES_STAMP)
+
+
+def _stamped_locators() -> list[type]:
+    """Stamped versions of Numba's own locators, in Numba's order of preference (the
+    directory of ``NUMBA_CACHE_DIR``, the source's ``__pycache__``, the user's cache)."""
+    names = ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator")
+    found = [getattr(caching, n, None) or getattr(caching, "_" + n, None) for n in names]
+    return [type("Stamped" + base.__name__.lstrip("_"), (_Stamped, base), {}) for base in found if base]
+
+
+def _register() -> None:
+    """Put the stamped locators first in Numba's list (once per process). Where Numba's
+    cache internals are not as expected the kernels keep Numba's own per-file stamp."""
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+    classes = getattr(impl, "_locator_classes", None)
+    if not isinstance(classes, list) or any(issubclass(c, _Stamped) for c in classes):
+        return
+    classes[:0] = _stamped_locators()
+
+
+_register()
 
 
 def kernel(fn=None, /, **extra):
     """Decorate a function as a critlab kernel (``@kernel`` or ``@kernel(inline="always")``)."""
 
     def wrap(f):
+        setattr(f, _MARK, True)  # read by the cache locators above
         return njit(**JIT_OPTIONS, **extra)(f)
 
     return wrap(fn) if fn is not None else wrap

@@ -12,11 +12,9 @@ simulation then compiles (or fails) as it always would.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
-from pathlib import Path
 from typing import Any
 
 from critlab.analysis.report.config import ReportConfig, ValidationSection
@@ -36,19 +34,16 @@ def _warm(system: str, specs: list[Any]) -> str:
 
 
 def cached(system: str) -> bool:
-    """Whether the system's block kernel has a Numba cache index newer than its source (a
-    cheap look at the disk; Numba itself still checks the index when it loads it)."""
+    """Whether the system's block kernel has a fresh Numba cache index (one stamped with
+    today's kernel sources: see :mod:`critlab.kernels.jit`)."""
     from critlab.analysis.systems import get_system
+    from critlab.analysis.systems.base import needs_compiling
 
     try:
-        func = get_system(system).simulator.block.py_func
-        code = func.__code__
-        source = Path(code.co_filename)
-        name = f"{func.__module__.rsplit('.', 1)[-1]}.{func.__qualname__}-{code.co_firstlineno}"
-        index = source.parent / "__pycache__" / f"{name}.py{sys.version_info[0]}{sys.version_info[1]}.nbi"
-        return index.is_file() and index.stat().st_mtime >= source.stat().st_mtime
-    except (AttributeError, OSError, KeyError):
+        block = get_system(system).simulator.block
+    except (AttributeError, KeyError):
         return False
+    return not needs_compiling(block)
 
 
 def warm_kernels(cfg: ReportConfig, say: Callable[[str], None], jobs: int | None = None) -> int:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import os
+import pickle
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -275,12 +275,13 @@ class RuleSystem:
 
 def needs_compiling(kernel: Any) -> bool:
     """Whether calling ``kernel`` will compile it: nothing compiled in this process and
-    no cache index on disk (numba's cache API is private, so any doubt says no)."""
+    no fresh cache index on disk, one whose stamp is today's sources' (numba's cache API
+    is private, so any doubt says no)."""
     try:
         if kernel.signatures:
             return False
-        return not os.path.exists(kernel._cache._cache_file._index_path)
-    except AttributeError:
+        return not kernel._cache._cache_file._load_index()
+    except (AttributeError, OSError, ValueError, EOFError, pickle.UnpicklingError):
         return False
 
 
