@@ -116,6 +116,27 @@ class Bool(Kind):
         return value
 
 
+class WrittenFloat(float):
+    """A float that keeps the decimal it was written as (a report configuration's TOML
+    numbers are read this way), so that :class:`Decimal01` reads ``0.123456789012345678``
+    as written, not as the nearest binary float's 17 digits.
+
+    >>> x = WrittenFloat("0.123456789012345678")
+    >>> x == 0.123456789012345678, x.written
+    (True, '0.123456789012345678')
+    """
+
+    written: str
+
+    def __new__(cls, text: str) -> WrittenFloat:
+        number = super().__new__(cls, text)
+        number.written = str(text)
+        return number
+
+    def __reduce__(self):  # pickled (to report workers) with the text it was written as
+        return (WrittenFloat, (self.written,))
+
+
 @dataclass(frozen=True)
 class Decimal01(Kind):
     """A number read as the exact decimal written (``0.8`` is 4/5, not the nearest binary
@@ -134,7 +155,7 @@ class Decimal01(Kind):
         if isinstance(value, float) and not math.isfinite(value):
             raise SpecError(name, value, f"must be a finite number: {self.describe()}")
         try:
-            dec = Decimal(str(value).strip())
+            dec = Decimal(getattr(value, "written", str(value)).strip())
         except (InvalidOperation, ValueError, TypeError):
             raise SpecError(name, value, f"must be a number: {self.describe()}") from None
         if not dec.is_finite():

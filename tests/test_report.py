@@ -7,6 +7,7 @@ import dataclasses
 import json
 import re
 import tomllib
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -298,6 +299,18 @@ def test_uninstalled_system_is_named(tmp_path, monkeypatch):
         ConfigError, match=r"systems\.crit-range: system 'crit-range' is not installed.*installed: thac0"
     ):
         load_config(write(tmp_path, text))
+
+
+def test_config_decimals_are_read_as_written(tmp_path):
+    # a TOML float is a binary double (17 digits); the configuration keeps the text written,
+    # so an 18-digit DR is the same exact fraction as on the command line
+    text = TINY + (
+        "\n[systems.crit-range]\nparams = { attack_bonus = 5, evasion = 15, dr = 0.123456789012345678 }\n"
+        "[[systems.crit-range.sections]]\nkind = \"validation\"\nid = \"v\"\ntitle = \"v\"\n"
+    )
+    cfg = load_config(write(tmp_path, text))
+    spec = next(s.spec for system in cfg.systems if system.name == "crit-range" for s in system.sections)
+    assert spec.dr_fraction == Fraction("0.123456789012345678")
 
 
 # -- the shipped configurations -------------------------------------------------------------

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from critlab.analysis.mechanic_load import resolve_from
+from critlab.analysis.params import WrittenFloat
 from critlab.analysis.report.checks import Check, parse_checks
 from critlab.analysis.report.lead import check_lead, report_keys
 from critlab.analysis.report.reading import (
@@ -350,7 +351,7 @@ def load_config(path: str | Path | None = None) -> ReportConfig:
     path = Path(path) if path is not None else DEFAULT_CONFIG
     try:
         raw = path.read_bytes()
-        data = tomllib.loads(raw.decode("utf-8"))
+        data = tomllib.loads(raw.decode("utf-8"), parse_float=WrittenFloat)  # decimals as written
     except OSError as exc:
         raise ConfigError(file, "", f"cannot read the configuration: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
