@@ -14,6 +14,7 @@ from critlab.analysis.spec import SpecError
 from critlab.analysis.systems import thac0
 from critlab.analysis.systems.base import simulate_tally
 from critlab.kernels import runner
+from critlab.kernels.rng import stream_state
 
 TWO_D6_LAY = TWO_D6_LAYOUT.array
 
@@ -187,3 +188,15 @@ def test_ctrl_c_stops_cleanly(monkeypatch, threads):
     per_task = runner.blocks_per_task(200, threads) if threads > 1 else 1
     assert 3 <= len(started) <= (3 + 2 * threads) * per_task < 200
     assert not [t for t in threading.enumerate() if t.name.startswith("critlab")]
+
+
+@pytest.mark.parametrize(
+    "seed", [0, 1, 2**32 - 1, 2**32, 2**63 - 1, 2**64 - 1, 2**64, 2**80 + 3, 987654321987654321]
+)
+def test_stream_states_are_numpys_seed_sequence(seed):
+    # the compiled derivation is numpy's SeedSequence word for word, below 2**64 and above
+    for block in (0, 1, 7, 2**18, 2**32 - 1, 2**32, 2**64 - 1):
+        expected = np.random.SeedSequence(seed, spawn_key=(block,)).generate_state(4, dtype=np.uint64)
+        state = stream_state(seed, block)
+        assert state.dtype == np.uint64 and state.size == 6
+        assert np.array_equal(state[:4], expected) and not state[4:].any()
