@@ -59,7 +59,6 @@ DEFAULT_CONFIG = Path(__file__).with_name("default.toml")
 SECTION_KINDS = ("outcomes_by", "metric_by", "validation")
 CHARTS = ("line", "stacked", "heatmap", "none")
 TABLE_LAYOUTS = ("auto", "long", "pivot", "none")
-# A sweep larger than this is almost certainly a typo in a range (and would not fit a page).
 # Beyond this many panels a figure is unreadable on a phone; split the section instead.
 MAX_PANELS = 24
 
