@@ -31,7 +31,7 @@ from critlab.kernels.d20 import roll_d20, roll_d20_with
 from critlab.kernels.dice import local_scratch
 from critlab.kernels.fast_dice import borrowed, roll_planned, roll_simple
 from critlab.kernels.jit import kernel
-from critlab.kernels.joint import local_table, sum_of_digits
+from critlab.kernels.joint import local_table, total_slots
 from critlab.kernels.rng import local_state
 from critlab.kernels.vocab import vocabulary
 
@@ -219,9 +219,7 @@ def block(s, n, out, layout, a):
     elif r.joint:  # the d20 and the damage dice as one draw; hits settled after the loop
         totals = r.joint_totals
         lowest_roll = r.dmg_const + r.dmg_count  # the damage roll of all dice showing 1
-        slot = local_table()  # a joint outcome of the damage dice: its total less the lowest
-        for index in range(r.joint):
-            slot[index] = sum_of_digits(index, r.dmg_count, r.dmg_sides) - r.dmg_count
+        slot = total_slots(r.joint, r.dmg_count, r.dmg_sides)  # a joint outcome's total, less the lowest
         by_total = local_table()  # attacks by (natural - 1) * totals + slot
         for i in range(n):
             natural, index = roll_d20_with(s, r.roll, r.joint)

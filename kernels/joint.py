@@ -110,6 +110,17 @@ def sum_of_digits(index, count, sides):
     return total
 
 
+@kernel(inline="always")
+def total_slots(outcomes, count, sides):
+    """A table in the kernel's frame: for each of the ``outcomes`` ordered outcomes of
+    ``count`` dice of ``sides`` sides, its total less ``count`` (its place among the
+    totals, ``0 .. count * (sides - 1)``)."""
+    slot = local_table()
+    for index in range(outcomes):
+        slot[index] = sum_of_digits(index, count, sides) - count
+    return slot
+
+
 def joint_plan(simple: bool, count: int, sides: int, explode_at: int, naturals: int = 20) -> tuple[int, int]:
     """``(outcomes, totals)`` for drawing a roll's dice with a trial's d20 and counting the
     trial by its natural and total: the ordered outcomes of the dice and how many totals
