@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from critlab.kernels.counts import add_to_bin, counter_at, hist_at, natural_tables
-from critlab.kernels.d20 import roll_d20, roll_d20_with
+from critlab.kernels.d20 import roll_d20, roll_d20_counted
 from critlab.kernels.dice import local_scratch
 from critlab.kernels.fast_dice import borrowed, roll_planned, roll_simple
 from critlab.kernels.jit import kernel
@@ -222,9 +222,7 @@ def block(s, n, out, layout, a):
         slot = total_slots(r.joint, r.dmg_count, r.dmg_sides)  # a joint outcome's total, less the lowest
         by_total = local_table()  # attacks by (natural - 1) * totals + slot
         for i in range(n):
-            natural, index = roll_d20_with(s, r.roll, r.joint)
-            above = slot[index]
-            by_total[(natural - 1) * totals + above] += 1
+            natural, above = roll_d20_counted(s, r.roll, r.joint, totals, slot, by_total)
             label = labels[natural]
             if label == CRIT:
                 crit_bonus = max(0, roll_simple(s, r.crit_count, r.crit_sides, r.crit_explode, r.crit_const))

@@ -36,3 +36,14 @@ def roll_d20_with(s, mode, outcomes):
     if mode == RollMode.DISADVANTAGE:
         return min(first, second) + 1, index
     return max(first, second) + 1, index
+
+
+@kernel(inline="always")
+def roll_d20_counted(s, mode, outcomes, totals, slot, by_total):
+    """:func:`roll_d20_with`, the trial counted by its natural and damage total:
+    ``by_total[(natural - 1) * totals + slot[index]] += 1`` (``slot`` from
+    :func:`critlab.kernels.joint.total_slots`). ``(natural, slot of its total)``."""
+    natural, index = roll_d20_with(s, mode, outcomes)
+    above = slot[index]
+    by_total[(natural - 1) * totals + above] += 1
+    return natural, above

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from critlab.kernels.counts import add_to_bin, counter_at, hist_at, natural_tables
-from critlab.kernels.d20 import roll_d20, roll_d20_with
+from critlab.kernels.d20 import roll_d20, roll_d20_counted
 from critlab.kernels.dice import local_scratch
 from critlab.kernels.fast_dice import borrowed, roll_planned, roll_simple
 from critlab.kernels.jit import kernel
@@ -189,9 +189,7 @@ def block(s, n, out, layout, a):
         by_total = local_table()  # attacks by (natural - 1) * totals + slot
         critical_apart = r.crit_option != CritOption.MAX  # it rolls more dice
         for _ in range(n):
-            natural, index = roll_d20_with(s, r.roll, r.joint)
-            above = slot[index]
-            by_total[(natural - 1) * totals + above] += 1
+            natural, above = roll_d20_counted(s, r.roll, r.joint, totals, slot, by_total)
             label = labels[natural]
             if label == REROLL:
                 if die(s, 20) + r.to_hit - 20 >= r.need:
