@@ -24,7 +24,7 @@ bench: setup
 	$(BIN)/python -m benchmarks.run --readme
 
 docs: setup
-	$(BIN)/python -m critlab.analysis.rulesdoc docs/rules.md
+	$(BIN)/python -m critlab.analysis.cli.rulesdoc docs/rules.md
 
 notebooks: setup
 	$(BIN)/python -m pip install --quiet -e '.[notebooks]'

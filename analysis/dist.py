@@ -20,6 +20,7 @@ cut off is visible to every consumer instead of silently dropped.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from math import fsum
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -172,18 +173,19 @@ class Dist:
     @property
     def mass(self) -> float:
         """Represented probability, ``1 - tail``."""
-        return float(self.probs.sum())
+        return fsum(self.probs.tolist())
 
     @property
     def mean(self) -> float:
         """Mean over the represented values (the tail, < 1e-12, is left out)."""
-        return float(np.dot(self.values, self.probs))
+        # compensated sums: a result that should be round is (no SIMD-width rounding)
+        return fsum((self.values * self.probs).tolist())
 
     @property
     def var(self) -> float:
         """Variance over the represented values."""
         centred = self.values - self.mean
-        return float(np.dot(centred * centred, self.probs))
+        return fsum((centred * centred * self.probs).tolist())
 
     @property
     def sd(self) -> float:
@@ -200,11 +202,12 @@ class Dist:
         i = value - self.offset
         if i < 0:
             return 0.0
-        return float(self.probs[: i + 1].sum())
+        return fsum(self.probs[: i + 1].tolist())
 
     def sf(self, value: int) -> float:
         """``P(X > value)``, the tail included (it lies above every represented value)."""
-        return 1.0 - self.cdf(value)
+        i = max(value + 1 - self.offset, 0)
+        return fsum(self.probs[i:].tolist()) + self.tail
 
     def quantile(self, q: float) -> int:
         """The smallest value ``v`` with ``P(X <= v) >= q``.

@@ -29,7 +29,7 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
-from critlab.analysis.notation import DiceExpr, parse
+from critlab.analysis.dice.notation import DiceExpr, parse
 from critlab.analysis.spec_error import SpecError
 
 INT_LO, INT_HI = -1000, 1000

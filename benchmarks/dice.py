@@ -34,8 +34,8 @@ CASES = {
 def exact_uncached(text: str):
     """critlab's exact distribution of ``text`` with no cache on the way: parsed (limits
     checked) and computed afresh."""
-    from critlab.analysis.dice_exact import expr_dist
-    from critlab.analysis.notation import parse
+    from critlab.analysis.dice.exact import expr_dist
+    from critlab.analysis.dice.notation import parse
 
     expr = parse.__wrapped__(text)
     return expr_dist(expr.terms, expr.constant)
@@ -113,7 +113,7 @@ def cut_masses() -> dict[str, tuple[float, float]]:
     unrepresented, and the probability icepool misplaces by stopping each die after
     ``ICEPOOL_DEPTH`` explosions (some die would have exploded again: ``1 - (1 - q**10)**N``
     for N d10s, ``q = 1/10``; 0 where nothing explodes)."""
-    from critlab.analysis.notation import parse
+    from critlab.analysis.dice.notation import parse
 
     out = {}
     for key, text in CASES.items():

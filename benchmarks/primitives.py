@@ -65,7 +65,7 @@ def _numpy_pool(trials: int, chunk: int = 1 << 19) -> np.ndarray:
 
 
 def _exact_pool() -> object:
-    from critlab.analysis.notation import keep_highest
+    from critlab.analysis.dice.notation import keep_highest
 
     return keep_highest.__wrapped__(4, 6, 3)  # uncached: time the computation itself
 

@@ -81,7 +81,7 @@ def cold_seconds(fn: Callable[[], object], repeats: int = 3) -> float:
 def _warm_imports() -> None:
     import icepool  # noqa: F401
 
-    import critlab.analysis.notation  # noqa: F401
+    import critlab.analysis.dice.notation  # noqa: F401
     import critlab.kernels.pools  # noqa: F401
 
 

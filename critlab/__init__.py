@@ -48,7 +48,7 @@ def dice(expression: str):
     >>> round(dice("2d6").pmf(7) * 36, 12)
     6.0
     """
-    from critlab.analysis.notation import dice_dist
+    from critlab.analysis.dice.notation import dice_dist
 
     return dice_dist(expression)
 
@@ -99,36 +99,36 @@ def validate(exact_result: Any, simulated: Any, *, alpha: float = 0.001):
 
 
 def sweep(spec: Any, **options: Any):
-    """A tidy DataFrame of ``spec`` over a parameter grid; see :func:`critlab.analysis.sweep.sweep`."""
-    from critlab.analysis.sweep import sweep as _sweep
+    """A tidy DataFrame of ``spec`` over a parameter grid; see :func:`critlab.analysis.design.sweep.sweep`."""
+    from critlab.analysis.design.sweep import sweep as _sweep
 
     return _sweep(spec, **options)
 
 
 def fight(spec: Any, *, hp: int, attacks_per_round: int = 1, max_rounds: int = 1000):
-    """Exact rounds to defeat a target of ``hp`` hit points; see :func:`critlab.analysis.fight.fight`."""
-    from critlab.analysis.fight import fight as _fight
+    """Exact rounds to defeat a target of ``hp`` hit points; see :func:`critlab.analysis.fight.exact.fight`."""
+    from critlab.analysis.fight.exact import fight as _fight
 
     return _fight(spec, hp=hp, attacks_per_round=attacks_per_round, max_rounds=max_rounds)
 
 
 def simulate_fight(spec: Any, **options: Any):
-    """Simulated fights, die by die; see :func:`critlab.analysis.fight_sim.simulate_fight`."""
-    from critlab.analysis.fight_sim import simulate_fight as _simulate_fight
+    """Simulated fights, die by die; see :func:`critlab.analysis.fight.sim.simulate_fight`."""
+    from critlab.analysis.fight.sim import simulate_fight as _simulate_fight
 
     return _simulate_fight(spec, **options)
 
 
 def tune(spec: Any, **options: Any):
-    """The parameter values nearest a target; see :func:`critlab.analysis.tune.tune`."""
-    from critlab.analysis.tune import tune as _tune
+    """The parameter values nearest a target; see :func:`critlab.analysis.design.tune.tune`."""
+    from critlab.analysis.design.tune import tune as _tune
 
     return _tune(spec, **options)
 
 
 def sensitivity(spec: Any, **options: Any):
     """Every outcome and metric at each integer parameter ±1; see
-    :func:`critlab.analysis.sensitivity.sensitivity`."""
-    from critlab.analysis.sensitivity import sensitivity as _sensitivity
+    :func:`critlab.analysis.design.sensitivity.sensitivity`."""
+    from critlab.analysis.design.sensitivity import sensitivity as _sensitivity
 
     return _sensitivity(spec, **options)

@@ -2,6 +2,6 @@
 
 import sys
 
-from critlab.analysis.cli import main
+from critlab.analysis.cli.main import main
 
 sys.exit(main())

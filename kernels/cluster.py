@@ -15,7 +15,7 @@ client records which blocks each result covers, refuses a second result for the 
 blocks and checks that every block arrived before it returns the total.
 
 Only this module and :mod:`critlab.kernels.scheduler` (reaching a cluster for
-``--scheduler``) import ``distributed``, and only :mod:`critlab.analysis.sweep`, the code
+``--scheduler``) import ``distributed``, and only :mod:`critlab.analysis.design.sweep`, the code
 that picks a simulation's client and the command line import them, when given a client.
 """
 

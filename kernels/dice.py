@@ -3,7 +3,7 @@
 Every function takes the stream state ``s`` first (see :mod:`critlab.kernels.rng`) and is inlined
 into the kernels that call it: a call that is not inlined keeps the compiler from holding
 the stream in registers, and cost 3-5x on a damage roll. Expressions
-arrive in the encoding of :meth:`critlab.analysis.notation.DiceExpr.encode`: one int64 row per
+arrive in the encoding of :meth:`critlab.analysis.dice.notation.DiceExpr.encode`: one int64 row per
 term ``(sign, count, sides, keep_mode, keep, exploding, reroll_mode, reroll_at, explode_at,
 success_at)`` plus a constant; ``explode_at`` is the first face that explodes (``sides + 1``
 for a die that does not), ``success_at`` 0 for a term that is summed.
@@ -21,7 +21,7 @@ from critlab.kernels.rng import die
 
 KEEP_ALL, KEEP_HIGHEST, KEEP_LOWEST = 0, 1, 2
 REROLL_NONE, REROLL_ALWAYS, REROLL_ONCE = 0, 1, 2
-# Room for the dice of one keep/drop term (critlab.analysis.notation.MAX_DICE is 100).
+# Room for the dice of one keep/drop term (critlab.analysis.dice.notation.MAX_DICE is 100).
 SCRATCH_SIZE = 128
 
 

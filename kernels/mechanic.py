@@ -1,6 +1,6 @@
 """Kernels for a designer's own mechanic: one compiled rule, run lazily over its inputs.
 
-The rule is the designer's function, rewritten (by :mod:`critlab.analysis.mechanic_compile`)
+The rule is the designer's function, rewritten (by :mod:`critlab.analysis.mechanic.compile`)
 so that it takes a small int64 array ``mem`` and its parameters, and reads input ``i``
 with :func:`read`. ``mem`` holds, for each input, whether it has a value yet and the
 value (layout below). A read of an input that has no value yet records the input in

@@ -115,7 +115,7 @@ def test_python_dash_m_critlab_has_a_version(tmp_path):
 
 
 def test_rules_page_is_generated_from_the_code():
-    from critlab.analysis.rulesdoc import render
+    from critlab.analysis.cli.rulesdoc import render
 
     page = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
     assert page == render(), "docs/rules.md is stale: run `make docs`"

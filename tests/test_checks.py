@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from critlab.analysis import cli
-from critlab.analysis.quantity import within
+from critlab.analysis.cli import main as cli
+from critlab.analysis.design.quantity import within
 from critlab.analysis.report.checks import checks_verdict, parse_checks, run_checks
 from critlab.analysis.report.config import ConfigError, load_config, parse_config
 
@@ -86,7 +86,7 @@ def test_null_value_fails():
 
 
 def test_fight_quantities_with_hp():
-    pytest.importorskip("critlab.analysis.fight")
+    pytest.importorskip("critlab.analysis.fight.exact")
     # the rules' reference: THAC0 15 against AC 5, hp 10: median 4 rounds
     row = {"system": "thac0", "params": {"thac0": 15, "target_ac": 5, "hp": 10}, "quantity": "median_rounds"}
     (result,) = run_checks(parse_checks([row | {"min": 4, "max": 4}], "inline.toml"))

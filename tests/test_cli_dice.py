@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from critlab.analysis.cli import main
+from critlab.analysis.cli.main import main
 
 
 def run(argv: list[str]) -> int:

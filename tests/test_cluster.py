@@ -22,8 +22,8 @@ psutil = pytest.importorskip("psutil")  # a dependency of distributed
 
 from _biased import InterruptingBar  # noqa: E402
 
-from critlab.analysis.cli import main  # noqa: E402
-from critlab.analysis.sweep import sweep  # noqa: E402
+from critlab.analysis.cli.main import main  # noqa: E402
+from critlab.analysis.design.sweep import sweep  # noqa: E402
 from critlab.analysis.systems.thac0 import Thac0Spec, simulate  # noqa: E402
 from critlab.kernels import runner  # noqa: E402
 from critlab.kernels import scheduler as scheduler_module  # noqa: E402
@@ -154,8 +154,8 @@ def test_command_line_unreachable_scheduler_is_one_line(capsys, monkeypatch):
 
 def test_nothing_imports_dask_without_a_client():
     code = (
-        "import sys, critlab.analysis.systems.thac0, critlab.analysis.sweep\n"
-        "import critlab.analysis.cli, critlab.kernels.runner\n"
+        "import sys, critlab.analysis.systems.thac0, critlab.analysis.design.sweep\n"
+        "import critlab.analysis.cli.main, critlab.kernels.runner\n"
         "assert not {'dask', 'distributed'} & set(sys.modules), 'dask imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from critlab.analysis.cli import main
+from critlab.analysis.cli.main import main
 from critlab.analysis.params import Int, declared
 from critlab.analysis.systems import registry
 from critlab.analysis.validate import validate

@@ -10,10 +10,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from critlab.analysis.cli import main
-from critlab.analysis.notation import parse
+from critlab.analysis.cli.main import main
+from critlab.analysis.dice.notation import parse
 from critlab.analysis.spec import SpecError
-from critlab.analysis.sweep import sweep
+from critlab.analysis.design.sweep import sweep
 from critlab.analysis.systems.crit_range import (
     ATTACK_LABELS,
     TEST_LABELS,

@@ -19,9 +19,9 @@ from benchmarks.crits_cats import (
     bench_cases,
     numpy_versus,
 )
-from critlab.analysis.cli import main
+from critlab.analysis.cli.main import main
 from critlab.analysis.spec import SpecError
-from critlab.analysis.sweep import sweep
+from critlab.analysis.design.sweep import sweep
 from critlab.analysis.systems.crits_cats import (
     COST_MULTIPLIER,
     LABELS,

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from critlab.analysis import dice_exact as de
+from critlab.analysis.dice import exact as de
 from critlab.analysis.dist import Dist
-from critlab.analysis.notation import dice_dist, parse
+from critlab.analysis.dice.notation import dice_dist, parse
 
 # icepool is exact in integers where it does not truncate; float64 over a few hundred
 # terms rounds near 1e-16, so 1e-12 separates rounding from any real difference.

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from critlab.analysis.cli import main
-from critlab.analysis.notation import dice_dist
+from critlab.analysis.cli.main import main
+from critlab.analysis.dice.notation import dice_dist
 
 BASE = ["--attack-bonus", "5", "--evasion", "15"]
 

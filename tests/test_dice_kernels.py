@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from critlab.analysis.notation import dice_dist, parse
+from critlab.analysis.dice.notation import dice_dist, parse
 from critlab.analysis.validate import chi_square
 from critlab.kernels.dice import local_scratch, roll_3d6, roll_4d6_drop_lowest, roll_expr
 from critlab.kernels.jit import kernel

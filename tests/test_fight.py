@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from critlab.analysis.dist import Dist
-from critlab.analysis.fight import CUT, Fight, FightResult, fight, fight_distributions
+from critlab.analysis.fight.exact import CUT, Fight, FightResult, fight, fight_distributions
 from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import SpecError
 from critlab.analysis.systems import get_system

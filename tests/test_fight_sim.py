@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from critlab.analysis.fight import fight
-from critlab.analysis.fight_sim import FightSim, attack_kernel, simulate_fight
+from critlab.analysis.fight.exact import fight
+from critlab.analysis.fight.sim import FightSim, attack_kernel, simulate_fight
 from critlab.analysis.results import SimResult
 from critlab.analysis.spec import SpecError
 from critlab.analysis.systems import get_system

@@ -6,9 +6,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from critlab.analysis.fight import fight
-from critlab.analysis.fight_sim import simulate_fight
-from critlab.analysis.fight_views import (
+from critlab.analysis.fight.exact import fight
+from critlab.analysis.fight.sim import simulate_fight
+from critlab.analysis.fight.views import (
     fight_curves,
     fight_summary,
     plot_defeat_curves,

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_golden import POINTS
 
-from critlab.analysis import cli
+from critlab.analysis.cli import main as cli
 from critlab.analysis.report.config import ConfigError, load_config, parse_config
 from critlab.analysis.systems import get_system
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from golden.capture import argv
 
-from critlab.analysis.cli import main
+from critlab.analysis.cli.main import main
 
 GOLDEN = Path(__file__).parent / "golden"
 POINTS = json.loads((GOLDEN / "points.json").read_text())

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from critlab.analysis.notation import dice_dist
+from critlab.analysis.dice.notation import dice_dist
 from critlab.analysis.validate import chi_square
 from critlab.kernels import primitives
 from critlab.kernels.jit import kernel

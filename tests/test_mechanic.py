@@ -13,9 +13,9 @@ import icepool
 import numpy as np
 import pytest
 
-from critlab.analysis.cli import main
+from critlab.analysis.cli.main import main
 from critlab.analysis.mechanic import Bool, Int, Mechanic, mechanic, param
-from critlab.analysis.sweep import sweep
+from critlab.analysis.design.sweep import sweep
 from critlab.analysis.systems import get_system
 from critlab.analysis.validate import validate
 
@@ -190,7 +190,7 @@ def test_specs_and_blocks_travel_by_reference():
     spec = m.make_spec(trait=10)
     again = pickle.loads(pickle.dumps(spec))
     assert again == spec and type(again) is type(spec)
-    from critlab.analysis.mechanic_sim import MechanicBlock, kernel_args
+    from critlab.analysis.mechanic.sim import MechanicBlock, kernel_args
     from critlab.analysis.tally import Layout
 
     layout = Layout(m.rule.labels, {"margin": (-3, 40)}, counters=("margin_sum", "label_out_of_range"))
@@ -241,7 +241,7 @@ def test_a_mechanic_without_values_and_with_a_bool_parameter():
 def test_drivers_fall_back_to_calling_the_rule_when_inlining_fails(monkeypatch):
     from numba.core.errors import TypingError
 
-    from critlab.analysis.mechanic_compile import run_driver
+    from critlab.analysis.mechanic.compile import run_driver
 
     compiled = two_dice.rule.compiled((7,))
     real = compiled.kernels

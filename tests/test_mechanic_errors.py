@@ -7,9 +7,9 @@ import textwrap
 
 import pytest
 
-from critlab.analysis.cli import main
+from critlab.analysis.cli.main import main
 from critlab.analysis.mechanic import Int, MechanicError, mechanic, param
-from critlab.analysis.mechanic_exact import MAX_GRID
+from critlab.analysis.mechanic.exact import MAX_GRID
 
 
 def write(tmp_path, name: str, body: str) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from critlab.analysis.cli import main
+from critlab.analysis.cli.main import main
 from critlab.analysis.report.config import parse_config
 from critlab.analysis.report.reading import ConfigError
 

@@ -8,7 +8,7 @@ import icepool
 import numpy as np
 import pytest
 
-from critlab.analysis.notation import KEEP_ALL, KEEP_HIGHEST, KEEP_LOWEST, dice_dist, keep_highest, parse
+from critlab.analysis.dice.notation import KEEP_ALL, KEEP_HIGHEST, KEEP_LOWEST, dice_dist, keep_highest, parse
 
 # icepool works in exact integers; our engine in float64. 1e-12 is far above float64
 # rounding over a few hundred convolution terms and far below any difference that matters.

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from critlab.analysis.notation import (
+from critlab.analysis.dice.notation import (
     KEEP_ALL,
     KEEP_HIGHEST,
     KEEP_LOWEST,

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from critlab.analysis import cli
-from critlab.analysis.sweep import sweep
+from critlab.analysis.cli import main as cli
+from critlab.analysis.design.sweep import sweep
 from critlab.analysis.systems import get_system
 from critlab.analysis.validate import validate
 
@@ -247,7 +247,7 @@ class Interrupt(importlib.abc.MetaPathFinder):
         return None
 
 sys.meta_path.insert(0, Interrupt())
-from critlab.analysis.cli import main
+from critlab.analysis.cli.main import main
 sys.exit(main(["exact", "thac0", "--thac0", "15", "--target-ac", "5"]))
 """
 

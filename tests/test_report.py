@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from critlab.analysis import cli
+from critlab.analysis.cli import main as cli
 from critlab.analysis.report import build as report_build
 from critlab.analysis.report import build_report, main
 from critlab.analysis.report.compare import EXACT_TOL, compare

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from benchmarks import severity as bench
-from critlab.analysis.cli import main
+from critlab.analysis.cli.main import main
 from critlab.analysis.spec import SpecError
-from critlab.analysis.sweep import sweep
+from critlab.analysis.design.sweep import sweep
 from critlab.analysis.systems import severity as sev
 from critlab.analysis.systems.severity import (
     MODES,

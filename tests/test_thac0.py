@@ -171,7 +171,7 @@ def test_roll_mode_simulation_matches_exact(roll, params):
 
 
 def test_cli_bad_roll_exits_2(capsys):
-    from critlab.analysis.cli import main
+    from critlab.analysis.cli.main import main
 
     assert main(["exact", "thac0", "--thac0", "15", "--target-ac", "5", "--roll", "twice"]) == 2
     err = capsys.readouterr().err

@@ -16,7 +16,7 @@ from _biased import (
 )
 
 from critlab.analysis.dist import Dist
-from critlab.analysis.notation import parse
+from critlab.analysis.dice.notation import parse
 from critlab.analysis.results import ExactResult, SimResult
 from critlab.analysis.systems.base import simulate_tally
 from critlab.analysis.tally import Hist, Layout, Tally
@@ -289,7 +289,7 @@ def test_cli_validate_json_rows_are_pooled_bins(capsys):
     # severity's margin has tails expecting 1e-12 counts: none of them is a row of its own
     import json
 
-    from critlab.analysis import cli
+    from critlab.analysis.cli import main as cli
 
     assert cli.main(["validate", "severity", "--trials", "200000", "--seed", "1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -1,6 +1,6 @@
 """Build a report: run each configured section, collect figures, tables and metrics.
 
-Sweep sections (``outcomes_by``, ``metric_by``) are exact: one :func:`critlab.analysis.sweep.sweep`
+Sweep sections (``outcomes_by``, ``metric_by``) are exact: one :func:`critlab.analysis.design.sweep.sweep`
 per variant, reshaped into a *wide table* (one row per grid point, one column per
 axis and quantity). Validation sections simulate the spec in ``batches`` independent
 runs (seeds derived from the report seed and the section's key, so adding a section
@@ -31,7 +31,7 @@ from critlab.analysis.report.config import ReportConfig, SweepSection, SystemBlo
 from critlab.analysis.report.doc import Details, Figure, Heading, Paragraph, fmt_value, slug
 from critlab.analysis.results import SimResult
 from critlab.analysis.spec import Spec
-from critlab.analysis.sweep import point_seeds, sweep
+from critlab.analysis.design.sweep import point_seeds, sweep
 from critlab.analysis.systems import RuleSystem, get_system
 from critlab.analysis.validate import validate
 

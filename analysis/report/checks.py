@@ -13,7 +13,7 @@ A report configuration lists them as ``[[checks]]`` tables::
 Each check is read and probed when the configuration is loaded (an unknown system,
 parameter or quantity, or neither bound, is a :class:`ConfigError` naming the file and
 key), then computed exactly when the report is built. A null value fails; bounds allow
-1e-12 (:func:`critlab.analysis.quantity.within`). ``critlab report`` exits 1 when a
+1e-12 (:func:`critlab.analysis.design.quantity.within`). ``critlab report`` exits 1 when a
 check fails, after writing the report.
 
 >>> rows = [{"system": "crit-range", "params": {"attack-bonus": 5, "evasion": 15}, "quantity": "crit",
@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from critlab.analysis.quantity import Quantity, QuantityError, fight_params_of, snake, split_fight, within
+from critlab.analysis.design.quantity import Quantity, QuantityError, fight_params_of, snake, split_fight, within
 from critlab.analysis.report.doc import Heading, Paragraph, Table
 from critlab.analysis.report.reading import ConfigError, Reader, build_spec, check_param, shown
 from critlab.analysis.spec import Spec, SpecError
@@ -85,7 +85,7 @@ def _check(row: Any, file: str, key: str) -> Check:
     sys_name = r.get("system", str, None, what="the name of a system")
     installed = registry()
     if sys_name is not None and sys_name not in installed and ":" in sys_name:  # a designer's mechanic
-        from critlab.analysis.mechanic_load import resolve_from
+        from critlab.analysis.mechanic.load import resolve_from
 
         try:
             installed[sys_name] = resolve_from(sys_name, os.path.dirname(file))

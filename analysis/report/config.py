@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from critlab.analysis.mechanic_load import resolve_from
+from critlab.analysis.mechanic.load import resolve_from
 from critlab.analysis.params import WrittenFloat
 from critlab.analysis.report.checks import Check, parse_checks
 from critlab.analysis.report.lead import check_lead, report_keys
@@ -48,7 +48,7 @@ from critlab.analysis.report.reading import (
 )
 from critlab.analysis.report.sweeps import cumulative_outcomes, probe_point
 from critlab.analysis.spec import Spec
-from critlab.analysis.sweep import grid_points
+from critlab.analysis.design.sweep import grid_points
 from critlab.analysis.systems import MODULES, RuleSystem, registry
 from critlab.analysis.systems.base import MAX_SEED, MAX_TRIALS
 

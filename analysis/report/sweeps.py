@@ -1,13 +1,13 @@
 """Two views of a sweep beyond one exact result per point.
 
 - **Fights** (``fight = { hp = 30 }`` in a section): every grid point's attack fights a
-  target of ``hp`` hit points (:func:`critlab.analysis.fight.fight`, exact), and the
+  target of ``hp`` hit points (:func:`critlab.analysis.fight.exact.fight`, exact), and the
   section's labels and metrics are the fight's (``defeated``, ``mean_rounds``,
   ``p_defeated_by_round_1`` ...).
 - **Cumulative outcomes** (``cumulative = "worse"``): each outcome of an ordered ladder
   shown as P(it or any later label), e.g. ``serious or worse``.
 
-Both give the tidy frame :func:`critlab.analysis.sweep.sweep` gives (grid columns,
+Both give the tidy frame :func:`critlab.analysis.design.sweep.sweep` gives (grid columns,
 ``kind``, ``name``, ``exact``), so the rest of a report reads them as any sweep.
 
 >>> frame = pd.DataFrame({"sm": [0, 0, 0], "kind": "outcome", "name": ["none", "graze", "mort"],
@@ -33,7 +33,7 @@ def fight_table(r: Any) -> dict[str, int]:
     table = r.get("fight", dict, {}, what="a table: hp, attacks_per_round, max_rounds")
     if not table:
         return {}
-    from critlab.analysis.quantity import FIGHT_PARAMS, check_fight
+    from critlab.analysis.design.quantity import FIGHT_PARAMS, check_fight
 
     for k, v in table.items():
         if k not in FIGHT_PARAMS:
@@ -77,15 +77,15 @@ def cumulative_outcomes(
 
 def fight_probe(spec: Spec, fight: Mapping[str, int]) -> Any:
     """The exact fight of ``spec``'s attack (a result with labels and metrics)."""
-    from critlab.analysis.quantity import run_fight
+    from critlab.analysis.design.quantity import run_fight
 
     return run_fight(spec, fight)
 
 
 def fight_sweep(spec: Spec, fight: Mapping[str, int], grid: Mapping[str, list[Any]]) -> pd.DataFrame:
-    """The tidy frame of a fight at every grid point (:func:`critlab.analysis.fight_sweep.sweep_fight`):
+    """The tidy frame of a fight at every grid point (:func:`critlab.analysis.design.fight_sweep.sweep_fight`):
     the fight's labels as outcomes and its metrics as metrics."""
-    from critlab.analysis.fight_sweep import sweep_fight
+    from critlab.analysis.design.fight_sweep import sweep_fight
 
     return sweep_fight(spec, **dict(fight), **{k: list(v) for k, v in grid.items()})
 

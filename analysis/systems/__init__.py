@@ -45,7 +45,7 @@ def get_system(name: str) -> RuleSystem:
     """
     module = MODULES.get(name)
     if module is None and isinstance(name, str) and ":" in name:
-        from critlab.analysis.mechanic_load import resolve
+        from critlab.analysis.mechanic.load import resolve
 
         return resolve(name)
     if module is None:

@@ -30,9 +30,9 @@ from typing import Any, Literal
 import numpy as np
 from scipy import stats
 
-from critlab.analysis.d20 import natural_probs, roll_code, roll_param
+from critlab.analysis.dice.d20 import natural_probs, roll_code, roll_param
 from critlab.analysis.dist import TAIL_EPS, Dist
-from critlab.analysis.notation import KEEP_ALL, DiceExpr
+from critlab.analysis.dice.notation import KEEP_ALL, DiceExpr
 from critlab.analysis.params import Choice, Decimal01, Dice, Int, param
 from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import Spec, SpecError, check_dice

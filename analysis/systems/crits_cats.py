@@ -40,9 +40,9 @@ from typing import Literal
 
 import numpy as np
 
-from critlab.analysis.d20 import natural_probs, roll_code, roll_param
+from critlab.analysis.dice.d20 import natural_probs, roll_code, roll_param
 from critlab.analysis.dist import Dist
-from critlab.analysis.notation import DiceExpr
+from critlab.analysis.dice.notation import DiceExpr
 from critlab.analysis.params import Choice, Dice, Int, param
 from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import Spec, SpecError, check_dice

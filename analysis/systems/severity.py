@@ -50,7 +50,7 @@ from typing import Any, Literal
 import numpy as np
 
 from critlab.analysis.dist import TAIL_EPS, Dist, explode
-from critlab.analysis.notation import parse
+from critlab.analysis.dice.notation import parse
 from critlab.analysis.params import Bool, Choice, Int, Text, param
 from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import Spec, SpecError, check_int

@@ -24,7 +24,7 @@ def rescale_table(spec: ContestSpec, *, skills: Iterable[int] = range(1, 21)) ->
     >>> int(row.rescaled_a), int(row.rescaled_b), bool(row.mean_rounds > row.mean_rounds_rescaled)
     (10, 12, True)
     """
-    from critlab.analysis.sweep import sweep
+    from critlab.analysis.design.sweep import sweep
 
     # Every pair is swept, so the base spec's own skills do not matter; 10 vs 11 is any
     # pair a regular contest accepts, whatever ``criticals`` says.
@@ -109,7 +109,7 @@ def plot_regular_rescale(spec: ContestSpec, *, skills: Iterable[int] = range(1, 
 def plot_quick_heatmap(spec: ContestSpec, *, skills: Iterable[int] = range(3, 21), ax=None):
     """Quick contests over skill pairs (exact): P(A wins) and P(tie)."""
     from critlab.analysis.style import ORDERED_CMAP
-    from critlab.analysis.sweep import sweep
+    from critlab.analysis.design.sweep import sweep
 
     skills = list(skills)
     df = sweep(spec.replace(kind="quick"), a_skill=skills, b_skill=skills)
@@ -160,7 +160,7 @@ def plot_resistance(
 ):
     """Resistance rolls (exact): P(affected) against the resistance, with the Rule of 16
     (solid) and without it (dashed)."""
-    from critlab.analysis.sweep import sweep
+    from critlab.analysis.design.sweep import sweep
 
     a_skills = list(a_skills)
     df = sweep(

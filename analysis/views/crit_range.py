@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from critlab.analysis.d20 import ROLL_MODES
+from critlab.analysis.dice.d20 import ROLL_MODES
 from critlab.analysis.spec import SpecError
 from critlab.analysis.systems.crit_range import CritRangeSpec, exact
 
@@ -17,7 +17,7 @@ def _require_attack(spec: CritRangeSpec) -> None:
 
 
 def _heatmap_grid(spec: CritRangeSpec, crit_ranges, evasions) -> pd.DataFrame:
-    from critlab.analysis.sweep import sweep
+    from critlab.analysis.design.sweep import sweep
 
     _require_attack(spec)
     return sweep(spec, crit_range=list(crit_ranges), evasion=list(evasions))
@@ -100,7 +100,7 @@ def bonus_equivalent_table(spec: CritRangeSpec, *, crit_ranges=range(1, 6), evas
     >>> t.round(3)[["crit_range", "bonus_worth"]].values.tolist()
     [[1.0, 0.0], [2.0, 0.764]]
     """
-    from critlab.analysis.sweep import sweep
+    from critlab.analysis.design.sweep import sweep
 
     _require_attack(spec)
     evasions = [spec.evasion] if evasions is None else list(evasions)
@@ -170,7 +170,7 @@ def roll_mode_table(spec: CritRangeSpec, *, crit_ranges=range(0, 7)) -> pd.DataF
     >>> t["p_crit"].round(4).to_dict("list")
     {'normal': [0.05, 0.1], 'advantage': [0.0975, 0.19], 'disadvantage': [0.0025, 0.01]}
     """
-    from critlab.analysis.sweep import sweep
+    from critlab.analysis.design.sweep import sweep
 
     _require_attack(spec)
     df = sweep(spec, crit_range=list(crit_ranges), roll=list(ROLL_MODES))

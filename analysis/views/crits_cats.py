@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from critlab.analysis.d20 import ROLL_MODES, natural_probs
+from critlab.analysis.dice.d20 import ROLL_MODES, natural_probs
 from critlab.analysis.spec import SpecError
 from critlab.analysis.systems.crits_cats import (
     LABELS,
@@ -38,7 +38,7 @@ def extremes_by_skill_difference(spec: CritsCatsSpec, differences=range(-20, 21)
     >>> (t["major"] * 400).round(6).tolist()
     [5.0, 0.0, 5.0]
     """
-    from critlab.analysis.sweep import sweep
+    from critlab.analysis.design.sweep import sweep
 
     base = _as_versus(spec)
     df = sweep(base, skill=[base.opposing_skill + d for d in differences])
@@ -69,7 +69,7 @@ def extremes_by_skill(spec: CritsCatsSpec, skills=None) -> pd.DataFrame:
     >>> t.loc[[0, 21], ["major_catastrophe", "major_critical"]].to_numpy().tolist()
     [[0.05, 0.0], [0.0, 0.05]]
     """
-    from critlab.analysis.sweep import sweep
+    from critlab.analysis.design.sweep import sweep
 
     base = spec.replace(mode="challenge")
     if skills is None:
@@ -85,7 +85,7 @@ def cost_by_skill(spec: CritsCatsSpec, skills=range(-5, 31)) -> pd.DataFrame:
     >>> t["cost"].round(4).tolist()     # 1.5 and 0.5 balance; at 21 a natural 20 is a major
     [1.0, 0.975]
     """
-    from critlab.analysis.sweep import sweep
+    from critlab.analysis.design.sweep import sweep
 
     base = _as_spell(spec)
     df = sweep(base, skill=list(skills))
@@ -104,7 +104,7 @@ def resisters_table(spec: CritsCatsSpec, resisters=range(1, 7)) -> pd.DataFrame:
     >>> round(float(t.loc[6, "minor_critical"]), 4)    # 1 - (19/20)**6: some resister rolls a 20
     0.2649
     """
-    from critlab.analysis.sweep import sweep
+    from critlab.analysis.design.sweep import sweep
 
     df = sweep(_as_spell(spec), resisters=list(resisters))
     m = df[df.kind == "metric"].pivot(index="resisters", columns="name", values="exact")

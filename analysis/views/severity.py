@@ -26,7 +26,7 @@ def wound_table(
     >>> df.groupby("sm")["probability"].sum().round(9).tolist()
     [1.0, 1.0]
     """
-    from critlab.analysis.sweep import sweep
+    from critlab.analysis.design.sweep import sweep
 
     base = spec.replace(magic=None)
     d = spec.defender_skill
@@ -94,7 +94,7 @@ def mismatch_table(
     >>> bool(t.p_top.is_monotonic_increasing and (t.p_top > 0).all())
     True
     """
-    from critlab.analysis.sweep import sweep
+    from critlab.analysis.design.sweep import sweep
 
     top = labels(spec)[-1]
     d = spec.defender_skill
@@ -154,7 +154,7 @@ def wound_or_worse_table(
     graze      0.477  0.644
     mort       0.114  0.199
     """
-    from critlab.analysis.sweep import sweep
+    from critlab.analysis.design.sweep import sweep
 
     levels = labels(spec)[1:]
     d = spec.defender_skill
@@ -226,7 +226,7 @@ def calling_table(
     >>> t.calling_sm.tolist()
     [0, 1, 2, 3]
     """
-    from critlab.analysis.sweep import sweep
+    from critlab.analysis.design.sweep import sweep
 
     df = sweep(spec.replace(sm=0), magic=list(magic_values))
     wide = df[df.kind == "outcome"].pivot(index="magic", columns="name", values="exact")[list(labels(spec))]

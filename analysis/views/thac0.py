@@ -10,7 +10,7 @@ def plot_by_ac(spec: Thac0Spec, *, thac0_values=(20, 15, 10, 5), ac_range=range(
     import matplotlib.pyplot as plt
 
     from critlab.analysis.style import legend_outside, ordered_colors
-    from critlab.analysis.sweep import sweep
+    from critlab.analysis.design.sweep import sweep
 
     df = sweep(spec, thac0=list(thac0_values), target_ac=list(ac_range))
     colours = ordered_colors(list(thac0_values))  # THAC0 values in order
@@ -45,7 +45,7 @@ def plot_threshold_gain(spec: Thac0Spec, *, ac_range=range(-10, 11), thresholds=
     import matplotlib.pyplot as plt
 
     from critlab.analysis.style import NEUTRAL, legend_outside, variant_colors
-    from critlab.analysis.sweep import sweep
+    from critlab.analysis.design.sweep import sweep
 
     if ax is None:
         fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)

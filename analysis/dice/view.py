@@ -5,7 +5,7 @@ A support of more than ``max_rows`` values keeps its body: the rows at either en
 together hold less than :data:`FOLD_MASS` are folded into one line each, and a body still
 too long is grouped into ranges of equal width. The table says how many rows it folded.
 
->>> from critlab.analysis.notation import parse
+>>> from critlab.analysis.dice.notation import parse
 >>> print("\\n".join(table_lines(parse("2d4"))))
 2d4: mean 5.000000, sd 1.581139, range 2..8, tail 0
    value      P(X = v)     P(X >= v)
@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from critlab.analysis.dist import Dist
-from critlab.analysis.notation import DiceExpr
+from critlab.analysis.dice.notation import DiceExpr
 
 MAX_ROWS = 40
 # The mass the folded rows at each end of a long support may hold together.

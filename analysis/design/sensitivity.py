@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from critlab.analysis.quantity import QuantityError, quantities_of, run_fight, snake
+from critlab.analysis.design.quantity import QuantityError, quantities_of, run_fight, snake
 from critlab.analysis.spec import Spec
 from critlab.analysis.systems import get_system
-from critlab.analysis.tune import param_kind
+from critlab.analysis.design.tune import param_kind
 
 COLUMNS = ("param", "quantity", "at", "minus_1", "plus_1")
 

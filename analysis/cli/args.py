@@ -1,7 +1,7 @@
 """What the command line's subcommands share: flags from parameter declarations,
 numbers read from text, JSON and tables printed, the Dask client of ``--scheduler``.
 
-The subcommand modules (:mod:`critlab.analysis.cli`, ``fight_cli``, ``designer_cli``)
+The subcommand modules (:mod:`critlab.analysis.cli.main`, ``fight_cli``, ``designer_cli``)
 all import from here, so none of them imports another.
 """
 

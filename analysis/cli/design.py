@@ -27,10 +27,10 @@ from typing import Any
 import pandas as pd
 
 from critlab.analysis.numtext import is_int_text, is_number_text
-from critlab.analysis.quantity import fight_params_of, snake, split_fight
+from critlab.analysis.design.quantity import fight_params_of, snake, split_fight
 from critlab.analysis.spec import SpecError, coerce, field_types
 from critlab.analysis.systems import get_system, registry
-from critlab.analysis.tune import DEFAULT_TOP, MAX_GRID, known_params, param_kind, tune_params
+from critlab.analysis.design.tune import DEFAULT_TOP, MAX_GRID, known_params, param_kind, tune_params
 
 COMMANDS = ("tune", "sensitivity")
 _RANGE = re.compile(r"\s*([+-]?[0-9]+)\s*\.\.\s*([+-]?[0-9]+)\s*")
@@ -261,7 +261,7 @@ def _tune(args: argparse.Namespace) -> int:
 
 
 def _sensitivity(args: argparse.Namespace) -> int:
-    from critlab.analysis.sensitivity import sensitivity
+    from critlab.analysis.design.sensitivity import sensitivity
 
     system = get_system(args.system)
     spec_params, fight = split_fight(system, _given(system, args))

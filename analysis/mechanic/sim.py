@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from critlab.analysis.mechanic_compile import MechanicError, run_driver
-from critlab.analysis.mechanic_exact import ExactTooLarge
-from critlab.analysis.notation import parse
+from critlab.analysis.mechanic.compile import MechanicError, run_driver
+from critlab.analysis.mechanic.exact import ExactTooLarge
+from critlab.analysis.dice.notation import parse
 from critlab.analysis.results import SimResult
 from critlab.analysis.spec import Spec, SpecError
 from critlab.analysis.systems.base import check_trials, simulate_tally
@@ -70,7 +70,7 @@ class MechanicBlock:
 
 
 def _block_of(where: str, layout: np.ndarray, args: km.Args) -> MechanicBlock:
-    from critlab.analysis.mechanic_load import resolve
+    from critlab.analysis.mechanic.load import resolve
 
     return MechanicBlock(resolve(where), layout, args)
 

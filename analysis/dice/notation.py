@@ -5,10 +5,10 @@ The grammar (the rules' "Dice notation"): terms ``NdX`` with suffixes in this fi
 ``d20`` means ``1d20``. Per die: reroll (``rrT`` while the face is <= T, ``roT`` once), then
 explode (``!`` on the maximum, ``!>=T`` on T or more; added rolls are never rerolled);
 across the term's dice keep or drop totals, then add the kept totals or count those >= T
-(``cs>=T``). The exact evaluation lives in :mod:`critlab.analysis.dice_exact`.
+(``cs>=T``). The exact evaluation lives in :mod:`critlab.analysis.dice.exact`.
 
 Every expression is bounded before any work (dice in all, values spanned, steps of the
-exact programmes: :mod:`critlab.analysis.dice_limits`), so whatever parses computes in
+exact programmes: :mod:`critlab.analysis.dice.limits`), so whatever parses computes in
 seconds.
 
 >>> expr = parse("4d6dl1")
@@ -34,8 +34,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from critlab.analysis import dice_exact as de
-from critlab.analysis.dice_exact import (
+from critlab.analysis.dice import exact as de
+from critlab.analysis.dice.exact import (
     KEEP_ALL,
     KEEP_HIGHEST,
     KEEP_LOWEST,
@@ -45,8 +45,8 @@ from critlab.analysis.dice_exact import (
     REROLL_ONCE,
     keep_highest,
 )
-from critlab.analysis.dice_limits import MAX_SPAN, MAX_TOTAL_DICE, check_limits, limits
-from critlab.analysis.dice_limits import quote as _show
+from critlab.analysis.dice.limits import MAX_SPAN, MAX_TOTAL_DICE, check_limits, limits
+from critlab.analysis.dice.limits import quote as _show
 from critlab.analysis.dist import TAIL_EPS, Dist
 
 MAX_DICE = 100
@@ -145,7 +145,7 @@ class DiceTerm:
 @dataclass(frozen=True, slots=True)
 class DiceExpr:
     """A parsed dice expression: dice terms plus an integer constant. Constructing one
-    checks the per-expression limits (see :mod:`critlab.analysis.dice_limits`).
+    checks the per-expression limits (see :mod:`critlab.analysis.dice.limits`).
 
     Examples
     --------

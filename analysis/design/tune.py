@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from critlab.analysis.params import Bool, Choice, Int, declared
-from critlab.analysis.quantity import (
+from critlab.analysis.design.quantity import (
     Quantity,
     QuantityError,
     check_fight,
@@ -306,7 +306,7 @@ def tune(
         is every combination, the first parameter varying slowest; at most 10^5 points.
     target
         ``(quantity, value)``: an outcome label, labels joined by ``+``, or a metric
-        (see :mod:`critlab.analysis.quantity`).
+        (see :mod:`critlab.analysis.design.quantity`).
     top
         How many points to return.
     fight

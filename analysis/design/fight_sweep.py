@@ -1,5 +1,5 @@
 """Fights over a parameter grid, as one tidy DataFrame (the shape of
-:func:`critlab.analysis.sweep.sweep`).
+:func:`critlab.analysis.design.sweep.sweep`).
 
 The grid may vary the attack's parameters and the fight's own (``hp``,
 ``attacks_per_round``, ``max_rounds``) alike, e.g. rounds to defeat a 30 hp target by
@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from critlab.analysis.fight import Fight, fight
+from critlab.analysis.fight.exact import Fight, fight
 from critlab.analysis.spec import Spec, SpecError
-from critlab.analysis.sweep import rows_per_point, seeded_points
+from critlab.analysis.design.sweep import rows_per_point, seeded_points
 
 FIGHT_PARAMS = ("hp", "attacks_per_round", "max_rounds")
 
@@ -55,7 +55,7 @@ def fight_point_rows(
     ex = fight(spec, **fight_params)
     sim = None
     if simulate:
-        from critlab.analysis.fight_sim import simulate_fight
+        from critlab.analysis.fight.sim import simulate_fight
 
         sim = simulate_fight(
             spec, **fight_params, trials=trials, seed=seed, threads=threads, progress=progress, exact=ex
@@ -75,7 +75,7 @@ def fight_point_rows(
             row.update(simulated=np.nan if v is None else float(v), se=np.nan, z=np.nan, seed=sim.seed)
         rows.append(row)
     if by_round:
-        from critlab.analysis.fight_sim import simulated_by_round
+        from critlab.analysis.fight.sim import simulated_by_round
 
         for r in range(1, by_round + 1):
             p = ex.p_defeated_by(r)
@@ -116,7 +116,7 @@ def sweep_fight(
     by_round
         Also report P(defeated by round r) for r = 1 .. ``by_round`` (kind ``by_round``).
     simulate, trials, seed, threads, progress, client
-        As for :func:`critlab.analysis.sweep.sweep`: each point also simulated
+        As for :func:`critlab.analysis.design.sweep.sweep`: each point also simulated
         (``trials`` fights, seeds derived from ``seed``), locally or one task per point on a
         Dask ``client``, with the same frame.
     **grid

@@ -2,7 +2,7 @@
 module's own words, its parameters from their declarations, and its outcome labels,
 distributions and metrics from exact results in every mode.
 
-``python -m critlab.analysis.rulesdoc`` (or ``make docs``) rewrites docs/rules.md; a test
+``python -m critlab.analysis.cli.rulesdoc`` (or ``make docs``) rewrites docs/rules.md; a test
 fails when the file and the declarations disagree.
 
 >>> text = render(["thac0"])
@@ -24,7 +24,7 @@ from critlab.analysis.spec import SpecError
 
 HEADER = """# The rule systems
 
-Generated from the code by `python -m critlab.analysis.rulesdoc` (`make docs`); a test
+Generated from the code by `python -m critlab.analysis.cli.rulesdoc` (`make docs`); a test
 keeps it in step. Every parameter is a flag of `critlab exact|simulate|validate SYSTEM`
 in kebab case (`crit_range` → `--crit-range`); `none` spells an absent value; integers
 accept −1000..1000 unless a range is given; a parameter that a mode does not use is

@@ -44,7 +44,7 @@ def plot_outcomes(spec: Spec, param: str, *, values: Iterable[Any] | None = None
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from critlab.analysis.sweep import sweep
+    from critlab.analysis.design.sweep import sweep
 
     xs = list(values) if values is not None else _axis_values(spec, param)
     df = sweep(spec, **{param: xs})

@@ -6,15 +6,15 @@ values its terms' distributions span (dice times sides, explosions to their cut-
 the steps of the exact programmes (keep/drop pools, explosion chains). Whatever passes
 computes exactly in seconds; the rest is refused with a one-line message stating the limit.
 
->>> from critlab.analysis.notation import parse
+>>> from critlab.analysis.dice.notation import parse
 >>> limits(parse("4d6dl1+1d8").terms)
 (5, 26, 2850)
 """
 
 from __future__ import annotations
 
-from critlab.analysis import dice_exact as de
-from critlab.analysis.dice_exact import KEEP_ALL, MAX_POOL_WORK
+from critlab.analysis.dice import exact as de
+from critlab.analysis.dice.exact import KEEP_ALL, MAX_POOL_WORK
 
 # Per whole expression, not per term (a sum of many large terms is bounded too):
 MAX_TOTAL_DICE = 1000
@@ -44,7 +44,7 @@ def limits(terms) -> tuple[int, int, int]:
     """``(dice, span, steps)`` of an expression's terms: dice rolled in all, values spanned
     by the terms' distributions (explosions to their cut-off), and an upper bound on the
     steps of the exact programmes (pools and explosion chains), for terms like
-    :class:`critlab.analysis.notation.DiceTerm`."""
+    :class:`critlab.analysis.dice.notation.DiceTerm`."""
     eps = de.chain_eps(terms)
     dice = span = steps = 0
     for t in terms:

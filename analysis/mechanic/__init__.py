@@ -60,9 +60,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from critlab.analysis.mechanic_compile import Compiled, MechanicError, compile_rule, rewrite
-from critlab.analysis.mechanic_load import file_reference, register, resolve
-from critlab.analysis.notation import parse
+from critlab.analysis.mechanic.compile import Compiled, MechanicError, compile_rule, rewrite
+from critlab.analysis.mechanic.load import file_reference, register, resolve
+from critlab.analysis.dice.notation import parse
 from critlab.analysis.params import Bool, Choice, Dice, Int, Kind, declared, param
 from critlab.analysis.results import ExactResult, SimResult
 from critlab.analysis.spec import Spec, SpecError
@@ -179,7 +179,7 @@ class Rule:
 
     def exact(self, spec: Spec) -> ExactResult:
         """The exact result of ``spec`` (cached per spec)."""
-        from critlab.analysis.mechanic_exact import exact
+        from critlab.analysis.mechanic.exact import exact
 
         if spec not in self._exact:
             if len(self._exact) >= 256:
@@ -203,7 +203,7 @@ class Mechanic(RuleSystem):
     def simulate(self, spec: Spec, *, trials: int, **options: Any) -> SimResult:
         """Simulate ``trials`` trials of ``spec``, inputs rolled die by die; ``options``
         are :meth:`RuleSystem.simulate`'s (``seed``, ``threads``, ``progress``, ``client``)."""
-        from critlab.analysis.mechanic_sim import simulate
+        from critlab.analysis.mechanic.sim import simulate
 
         self.check_spec(spec)
         return simulate(self, spec, trials=trials, **options)
@@ -303,7 +303,7 @@ def _declare(fn, labels, inputs, values, params, title) -> Mechanic:
         spec=spec_cls,
         exact=rule.exact,
         simulator=None,  # simulate is its own (lazy inputs, no kernel namedtuple)
-        views="critlab.analysis.mechanic_views",
+        views="critlab.analysis.mechanic.views",
         rule=rule,
         where=where,
     )

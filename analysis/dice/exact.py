@@ -38,7 +38,7 @@ EXPRESSION_TAIL = 1e-13
 
 
 class TermLike(Protocol):
-    """What the exact engine reads of a parsed term (see critlab.analysis.notation.DiceTerm)."""
+    """What the exact engine reads of a parsed term (see critlab.analysis.dice.notation.DiceTerm)."""
 
     sign: int
     count: int

@@ -8,7 +8,7 @@ A quantity is named by text, in snake or kebab case:
 
 With fight parameters (``hp``, and optionally ``attacks_per_round`` and ``max_rounds``)
 the fight's labels (``defeated``, ``undecided``) and metrics (``median_rounds``, ...) are
-quantities too, computed by :func:`critlab.analysis.fight.fight`. The attack's own
+quantities too, computed by :func:`critlab.analysis.fight.exact.fight`. The attack's own
 quantities come first, so a name both use means the attack's.
 
 Tuning, sensitivity and balance checks all read quantities through :class:`Quantity`;
@@ -98,7 +98,7 @@ def check_fight(fight: Mapping[str, Any]) -> None:
     """The fight's own parameters checked up front (a SpecError naming the bad one); a
     varied ``hp`` may be left out."""
     try:
-        from critlab.analysis.fight import Fight
+        from critlab.analysis.fight.exact import Fight
     except ImportError:
         return
     Fight(**{"hp": 1, **fight})
@@ -107,10 +107,10 @@ def check_fight(fight: Mapping[str, Any]) -> None:
 def run_fight(spec: Spec, fight: Mapping[str, Any]) -> Any:
     """The exact fight of ``spec``'s attack (an ExactResult-like result)."""
     try:
-        from critlab.analysis.fight import fight as _fight
+        from critlab.analysis.fight.exact import fight as _fight
     except ImportError:
         raise QuantityError(
-            "fight quantities (hp = ...) need critlab.analysis.fight, which is not installed here"
+            "fight quantities (hp = ...) need critlab.analysis.fight.exact, which is not installed here"
         ) from None
     return _fight(spec, **fight)
 

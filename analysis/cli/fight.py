@@ -14,7 +14,7 @@ validation fails. A bad parameter, a system or mode whose attack deals no damage
 fight over the exact engine's work bound exit 2 with one line.
 
 :func:`add_parser` adds the subcommand to the command line's subparsers and :func:`run`
-runs it; the system parameters are the command line's own (see :mod:`critlab.analysis.cli`).
+runs it; the system parameters are the command line's own (see :mod:`critlab.analysis.cli.main`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from critlab.analysis.fight import MAX_ATTACKS_PER_ROUND, MAX_HP, MAX_ROUNDS, FightResult
+from critlab.analysis.fight.exact import MAX_ATTACKS_PER_ROUND, MAX_HP, MAX_ROUNDS, FightResult
 from critlab.analysis.spec import SpecError
 
 COMMAND = "fight"
@@ -39,8 +39,8 @@ _SIMULATION_ONLY = ("seed", "alpha", "threads", "scheduler")
 def add_parser(subparsers: Any, mechanics: Sequence[Any] = ()) -> None:
     """Add ``fight`` (one sub-subcommand per system, and per mechanic named on the command
     line) to the command line's ``subparsers``."""
-    from critlab.analysis import cli_args as cli
-    from critlab.analysis.quantity import fight_params_of
+    from critlab.analysis.cli import args as cli
+    from critlab.analysis.design.quantity import fight_params_of
     from critlab.analysis.systems import registry
 
     cmd = subparsers.add_parser(
@@ -63,7 +63,7 @@ def add_parser(subparsers: Any, mechanics: Sequence[Any] = ()) -> None:
 
 
 def _fight_params(args: argparse.Namespace) -> dict[str, int]:
-    from critlab.analysis.cli_args import _int_arg
+    from critlab.analysis.cli.args import _int_arg
 
     hp = getattr(args, "fight_hp", None)
     if hp is None:
@@ -77,7 +77,7 @@ def _fight_params(args: argparse.Namespace) -> dict[str, int]:
 
 
 def _print_exact(result: FightResult) -> None:
-    from critlab.analysis.cli_args import _format_table
+    from critlab.analysis.cli.args import _format_table
 
     params = ", ".join(f"{k}={v}" for k, v in result.params.items() if v is not None)
     print(f"{result.system}: {params}")
@@ -102,8 +102,8 @@ def _print_exact(result: FightResult) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run ``critlab fight``: 0 done, 1 the validation failed; a bad option raises
     SpecError (exit 2, one line)."""
-    from critlab.analysis import cli_args as cli
-    from critlab.analysis.fight import fight
+    from critlab.analysis.cli import args as cli
+    from critlab.analysis.fight.exact import fight
     from critlab.analysis.systems import get_system
     from critlab.analysis.systems.base import MAX_SEED, MAX_TRIALS
 
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     if not simulating:
         cli._print_json(exact.to_json()) if args.json else _print_exact(exact)
         return 0
-    from critlab.analysis.fight_sim import simulate_fight
+    from critlab.analysis.fight.sim import simulate_fight
     from critlab.analysis.validate import DEFAULT_ALPHA, validate
 
     progress = False if args.no_progress else None

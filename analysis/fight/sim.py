@@ -3,7 +3,7 @@ own per-trial kernel (see :mod:`critlab.kernels.fight`), tallied like every simu
 
 The tally has the exact fight's labels and its ``rounds`` and ``overkill`` histograms over
 the exact supports (anything beyond lands in their ``tail`` bins), so the simulation is
-held against :func:`critlab.analysis.fight.fight` by the one validator,
+held against :func:`critlab.analysis.fight.exact.fight` by the one validator,
 :func:`critlab.analysis.validate.validate`. Same seed, same counts on any thread count or
 cluster.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from critlab.analysis.fight import LABELS, Fight, FightResult, attack_damage, fight, system_of
+from critlab.analysis.fight.exact import LABELS, Fight, FightResult, attack_damage, fight, system_of
 from critlab.analysis.results import SimResult
 from critlab.analysis.spec import Spec, SpecError
 from critlab.analysis.systems.base import KernelBlock, simulate_tally
@@ -31,7 +31,7 @@ FALLBACK_ROUNDS = 100_000
 @dataclass(frozen=True)
 class FightSim(SimResult):
     """A simulated fight: a :class:`SimResult` (``params`` are the attack's) that also
-    carries the :class:`~critlab.analysis.fight.Fight`."""
+    carries the :class:`~critlab.analysis.fight.exact.Fight`."""
 
     fight: Fight | None = field(default=None, kw_only=True)
 
@@ -111,7 +111,7 @@ def simulate_fight(
     Parameters
     ----------
     spec, hp, attacks_per_round, max_rounds
-        As for :func:`critlab.analysis.fight.fight`.
+        As for :func:`critlab.analysis.fight.exact.fight`.
     trials, seed, threads, progress, client
         As for every simulation (``RuleSystem.simulate``): the counts depend on the seed
         only, never on ``threads`` or the Dask ``client``.

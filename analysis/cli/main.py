@@ -66,7 +66,7 @@ from collections.abc import Iterator, Sequence  # noqa: E402
 from contextlib import contextmanager  # noqa: E402
 from typing import Any, NoReturn  # noqa: E402
 
-from critlab.analysis.cli_args import (  # noqa: E402
+from critlab.analysis.cli.args import (  # noqa: E402
     MAX_THREADS,
     _add_system_params,
     _alpha_arg,
@@ -142,7 +142,8 @@ def _build_parser(
             _add_system_params(sp, system)
 
     if systems and command is None:
-        from critlab.analysis import designer_cli, fight_cli
+        from critlab.analysis.cli import design as designer_cli
+        from critlab.analysis.cli import fight as fight_cli
 
         designer_cli.add_parsers(sub, mechanics)  # tune, sensitivity
         fight_cli.add_parser(sub, mechanics)  # rounds to defeat a target
@@ -241,8 +242,8 @@ def _print_result(result, *, simulated: bool) -> None:
 
 
 def _cmd_dice(args: argparse.Namespace) -> int:
-    from critlab.analysis.dice_view import table_lines
-    from critlab.analysis.notation import parse
+    from critlab.analysis.dice.view import table_lines
+    from critlab.analysis.dice.notation import parse
 
     expr = parse(args.expr)
     if args.json:
@@ -323,7 +324,7 @@ def _named(argv: Sequence[str]) -> dict[str, str]:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    from critlab.analysis.mechanic_load import systems_in_argv
+    from critlab.analysis.mechanic.load import systems_in_argv
 
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in argv if not a.startswith("-")), None)
@@ -337,11 +338,11 @@ def _run(argv: Sequence[str] | None) -> int:
     elif args.command == "report":
         status = _cmd_report(args)
     elif args.command in ("tune", "sensitivity"):
-        from critlab.analysis import designer_cli
+        from critlab.analysis.cli import design as designer_cli
 
         status = designer_cli.run(args)
     elif args.command == "fight":
-        from critlab.analysis import fight_cli
+        from critlab.analysis.cli import fight as fight_cli
 
         status = fight_cli.run(args)
     else:

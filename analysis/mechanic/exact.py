@@ -1,6 +1,6 @@
 """The exact engine of a mechanic: the tree of its reads over its inputs' exact distributions.
 
-Each input's exact distribution (:meth:`critlab.analysis.notation.DiceExpr.dist`) gives
+Each input's exact distribution (:meth:`critlab.analysis.dice.notation.DiceExpr.dist`) gives
 its support (values of positive probability) and its tail (mass cut off below 1e-13,
 e.g. explosions). :func:`critlab.kernels.mechanic.make_kernels`' ``explore`` runs the
 compiled rule down the tree of its reads, so an input the rule does not read on a path
@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from critlab.analysis.dist import Dist
-from critlab.analysis.mechanic_compile import MechanicError, run_driver
-from critlab.analysis.notation import parse
+from critlab.analysis.mechanic.compile import MechanicError, run_driver
+from critlab.analysis.dice.notation import parse
 from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import Spec
 
