@@ -87,6 +87,8 @@ class Choice(Kind):
     metavar = "WORD"
 
     def __init__(self, *choices: str) -> None:
+        if len(choices) == 1 and isinstance(choices[0], list | tuple):  # Choice(("a", "b"))
+            choices = tuple(choices[0])
         object.__setattr__(self, "choices", tuple(choices))
 
     def check(self, name: str, value: Any) -> str:
