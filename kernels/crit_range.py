@@ -24,8 +24,6 @@ damage dice are rolled after the d20 by
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from critlab.kernels.counts import add_to_bin, counter_at, hist_at, natural_tables
 from critlab.kernels.d20 import roll_d20, roll_d20_counted
 from critlab.kernels.dice import local_scratch
@@ -33,38 +31,19 @@ from critlab.kernels.fast_dice import borrowed, roll_planned, roll_simple
 from critlab.kernels.jit import kernel
 from critlab.kernels.joint import local_table, total_slots
 from critlab.kernels.rng import local_state
-from critlab.kernels.vocab import vocabulary
-
-# Both modes count under the same four indices: critfail, miss/failure, hit/success, crit.
-AttackOutcome = vocabulary("AttackOutcome", "critfail miss hit crit", module=__name__)
-TestOutcome = vocabulary("TestOutcome", "critfail failure success crit", module=__name__)
-Mode = vocabulary("Mode", "attack test", module=__name__)
-Hist = vocabulary("Hist", "damage crit_bonus attacks_to_break", module=__name__)
-Counter = vocabulary("Counter", "damage_sum attacks_sum", module=__name__)
-CRITFAIL, MISS, HIT, CRIT = (int(m) for m in AttackOutcome)
-
-Rules = namedtuple(
-    "Rules",
-    "attack roll bonus target crit_from critfail_to "
-    "dmg_simple dmg_count dmg_sides dmg_explode dmg_const "
-    "crit_simple crit_count crit_sides crit_explode crit_const "
-    "dt keep den x_max condition wear_num wear_den joint joint_totals",
+from critlab.kernels.vocab.crit_range import (  # noqa: F401  (re-exported: the kernel's names)
+    CRIT,
+    CRITFAIL,
+    HIT,
+    MISS,
+    Args,
+    AttackOutcome,
+    Counter,
+    Hist,
+    Mode,
+    Rules,
+    TestOutcome,
 )
-"""The rules as scalars, built by :mod:`critlab.analysis.systems.crit_range` from a spec:
-``roll`` is the d20 roll mode (:data:`critlab.kernels.d20.RollMode`), whose kept die is
-the natural for every rule; ``bonus`` / ``target`` are attack_bonus / evasion (or bonus /
-difficulty); naturals ``>= crit_from`` are CRITs and ``<= critfail_to`` CRITFAILs; the
-damage and CRIT dice by their :func:`critlab.kernels.fast_dice.plan` and constant;
-``keep / den`` is 1 − DR (see :func:`scale_floor`); a block records
-``max(1, n * wear_num // wear_den)`` weapon lives of ``condition`` Condition (none when
-``wear_num`` is 0; see :func:`block`). Where ``joint`` is not 0 the damage dice (simple,
-not exploding) have that many ordered outcomes, making ``joint_totals`` totals, the CRIT
-dice are simple, and an attack draws the damage dice with its d20 as one draw
-(:func:`critlab.kernels.joint.joint_plan`)."""
-
-Args = namedtuple("Args", "rules dmg_terms crit_terms")
-"""The kernel's arguments: the :class:`Rules` and the encoded damage and CRIT dice (read
-only where an expression is not simple)."""
 
 
 @kernel(inline="always")

@@ -7,9 +7,9 @@ from __future__ import annotations
 from critlab.kernels.jit import kernel
 from critlab.kernels.joint import digits3
 from critlab.kernels.rng import die
-from critlab.kernels.vocab import vocabulary
-
-RollMode = vocabulary("RollMode", "normal advantage disadvantage", module=__name__)
+from critlab.kernels.vocab.d20 import (  # noqa: F401  (re-exported: the kernel's names)
+    RollMode,
+)
 
 
 @kernel(inline="always")

@@ -18,9 +18,15 @@ from numba.core.extending import intrinsic
 
 from critlab.kernels.jit import kernel
 from critlab.kernels.rng import die
+from critlab.kernels.vocab.dice import (  # noqa: F401  (re-exported: the encoding's names)
+    KEEP_ALL,
+    KEEP_HIGHEST,
+    KEEP_LOWEST,
+    REROLL_ALWAYS,
+    REROLL_NONE,
+    REROLL_ONCE,
+)
 
-KEEP_ALL, KEEP_HIGHEST, KEEP_LOWEST = 0, 1, 2
-REROLL_NONE, REROLL_ALWAYS, REROLL_ONCE = 0, 1, 2
 # Room for the dice of one keep/drop term (critlab.analysis.dice.notation.MAX_DICE is 100).
 SCRATCH_SIZE = 128
 

@@ -28,25 +28,10 @@ from __future__ import annotations
 from numba import carray, types
 from numba.core.extending import intrinsic
 
-from critlab.kernels.dice import KEEP_ALL, REROLL_NONE, roll_expr
+from critlab.kernels.dice import roll_expr
 from critlab.kernels.jit import kernel
 from critlab.kernels.rng import die
-
-
-def plan(terms) -> tuple[bool, int, int, int]:
-    """How a kernel rolls the encoded terms ``terms`` (columns as in
-    :func:`~critlab.kernels.dice.roll_expr`): ``simple`` with its dice count, sides and
-    first exploding face (``sides + 1`` where none explodes), or not simple: the
-    interpreter, with the terms themselves."""
-    if len(terms) == 0:
-        return True, 0, 1, 2
-    if len(terms) == 1:
-        sign, count, sides, mode, _keep, _exploding, reroll, _at, explode_at, success_at = (
-            int(v) for v in terms[0]
-        )
-        if sign == 1 and mode == KEEP_ALL and reroll == REROLL_NONE and success_at == 0:
-            return True, count, sides, explode_at
-    return False, 0, 1, 2
+from critlab.kernels.vocab.dice import plan  # noqa: F401  (re-exported: where kernels look for it)
 
 
 @kernel(inline="always")

@@ -18,7 +18,8 @@ The cache: Numba keys a cached kernel on its own source file only, so a kernel t
 inlines a helper from another module would keep running the old helper after that
 module changed (after a ``git pull``, or an upgrade that leaves the kernel's own file as
 it was). Every critlab kernel's cache is therefore stamped with :data:`SOURCES_STAMP`,
-a hash of every source file in this folder as well: any change to any of them compiles
+a hash of every source file in this folder (and its ``vocab/`` package, whose
+vocabularies and argument tuples the kernels compile in) as well: any change to any of them compiles
 the kernels again on their next call. ``make clean-cache`` only frees the disk.
 """
 
@@ -35,14 +36,15 @@ _MARK = "__critlab_kernel__"
 
 
 def sources_stamp(folder: Path) -> str:
-    """A hash of every ``*.py`` file in ``folder``, names and contents.
+    """A hash of every ``*.py`` file in ``folder`` and its sub-folders, names and contents.
 
     >>> len(sources_stamp(Path(__file__).parent))
     64
     """
     digest = hashlib.sha256()
-    for path in sorted(folder.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in sorted(folder.rglob("*.py")):
+        name = path.relative_to(folder).as_posix()
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 

@@ -38,9 +38,7 @@ from numba import carray
 from critlab.kernels.dice import _stack_int64
 from critlab.kernels.jit import kernel
 from critlab.kernels.rng import _MASK32, next_u32
-
-TABLE_SIZE = 4096
-"""Entries of a kernel's outcome table (32 KiB of int64: it stays in the L1 cache)."""
+from critlab.kernels.vocab.dice import TABLE_SIZE, faces_of_sum, joint_plan  # noqa: F401  (re-exported)
 
 _HIGH = np.uint64(32)
 _WORD = np.uint64(4294967296)
@@ -88,17 +86,6 @@ def local_table():
     return table
 
 
-def faces_of_sum(count: int, sides: int) -> int:
-    """How many ordered outcomes ``count`` dice of ``sides`` sides have, or 0 when more
-    than :data:`TABLE_SIZE` (too many to count one by one).
-
-    >>> faces_of_sum(1, 10), faces_of_sum(2, 6), faces_of_sum(6, 6)
-    (10, 36, 0)
-    """
-    outcomes = sides**count
-    return outcomes if outcomes <= TABLE_SIZE else 0
-
-
 @kernel(inline="always")
 def sum_of_digits(index, count, sides):
     """The total of ``count`` dice of ``sides`` sides whose faces are the base-``sides``
@@ -119,22 +106,3 @@ def total_slots(outcomes, count, sides):
     for index in range(outcomes):
         slot[index] = sum_of_digits(index, count, sides) - count
     return slot
-
-
-def joint_plan(simple: bool, count: int, sides: int, explode_at: int, naturals: int = 20) -> tuple[int, int]:
-    """``(outcomes, totals)`` for drawing a roll's dice with a trial's d20 and counting the
-    trial by its natural and total: the ordered outcomes of the dice and how many totals
-    they make; ``(0, 0)`` where they cannot be (an interpreted or exploding expression,
-    or more outcomes than a table holds).
-
-    ``simple, count, sides, explode_at`` are a :func:`critlab.kernels.fast_dice.plan`.
-
-    >>> joint_plan(True, 1, 10, 11), joint_plan(True, 2, 6, 7), joint_plan(True, 1, 6, 6)
-    ((10, 10), (36, 11), (0, 0))
-    """
-    if not simple or explode_at <= sides:
-        return 0, 0
-    outcomes, totals = sides**count, count * (sides - 1) + 1
-    if outcomes > TABLE_SIZE or naturals * totals > TABLE_SIZE:
-        return 0, 0
-    return outcomes, totals

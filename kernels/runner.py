@@ -24,8 +24,6 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 import numpy as np
 
-from critlab.kernels.rng import stream_state
-
 # Trials per block. Large enough that the Python call per block (~10 µs) is lost in the
 # block's ~5 ms of work, small enough that a 10^6-trial run still spreads over 2 cores.
 BLOCK_TRIALS = 1 << 18
@@ -77,6 +75,8 @@ def block_sizes(trials: int, block_trials: int = BLOCK_TRIALS) -> list[int]:
 
 def run_block(block: BlockFn, n_out: int, seed: int, index: int, n: int) -> np.ndarray:
     """Run one block into a fresh tally (the unit of work, locally or on a cluster)."""
+    from critlab.kernels.rng import stream_state  # Numba loads where blocks run, not at import
+
     out = np.zeros(n_out, dtype=np.int64)
     block(stream_state(seed, index), n, out)
     return out
@@ -147,6 +147,8 @@ def run(
     progress
         ``True`` always shows a progress bar, ``False`` never, ``None`` only on a terminal.
     """
+    from critlab.kernels.rng import stream_state  # Numba loads where blocks run, not at import
+
     if trials < 1:
         raise ValueError(f"trials must be at least 1, got {trials}")
     threads = default_threads() if threads is None else int(threads)

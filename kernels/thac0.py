@@ -19,8 +19,6 @@ roll more dice are settled one by one. Other damage dice are rolled after the d2
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from critlab.kernels.counts import add_to_bin, counter_at, hist_at, natural_tables
 from critlab.kernels.d20 import roll_d20, roll_d20_counted
 from critlab.kernels.dice import local_scratch
@@ -28,35 +26,15 @@ from critlab.kernels.fast_dice import borrowed, roll_planned, roll_simple
 from critlab.kernels.jit import kernel
 from critlab.kernels.joint import local_table, total_slots
 from critlab.kernels.rng import die, local_state
-from critlab.kernels.vocab import vocabulary
-
-Outcome = vocabulary(
-    "Outcome", "miss fumble fumble_reroll_hit hit natural20_reduced critical_hit", module=__name__
+from critlab.kernels.vocab.thac0 import (  # noqa: F401  (re-exported: the kernel's names)
+    REROLL,
+    Args,
+    Counter,
+    CritOption,
+    Hist,
+    Outcome,
+    Rules,
 )
-CritOption = vocabulary("CritOption", "double max severity", module=__name__)
-Hist = vocabulary("Hist", "damage severity", module=__name__)
-Counter = vocabulary("Counter", "damage_sum", module=__name__)
-# A natural 1 whose -20 reroll decides between fumble and fumble_reroll_hit (never a label).
-REROLL = len(Outcome)
-
-Rules = namedtuple(
-    "Rules",
-    "roll need to_hit crit_threshold fumble_is_miss crit_option halvings dmg_min dmg_max "
-    "dmg_simple dmg_count dmg_sides dmg_explode dmg_const "
-    "sev_simple sev_count sev_sides sev_explode sev_const joint joint_totals",
-)
-"""The rules as scalars, built by :mod:`critlab.analysis.systems.thac0` from a spec:
-``roll`` is the d20 roll mode (:data:`critlab.kernels.d20.RollMode`); ``halvings`` how
-many times a natural 20 that falls more than 10 short halves its damage; the damage and
-severity dice by their :func:`critlab.kernels.fast_dice.plan` and constant. Where
-``joint`` is not 0 the damage dice (simple, not exploding) have that many ordered
-outcomes, making ``joint_totals`` totals, the severity dice are simple (or unused), and
-an attack draws one roll of the damage dice with its d20 as one draw
-(:func:`critlab.kernels.joint.joint_plan`)."""
-
-Args = namedtuple("Args", "rules dmg_terms sev_terms")
-"""The kernel's arguments: the :class:`Rules` and the encoded damage and severity dice
-(read only where an expression is not simple)."""
 
 
 @kernel(inline="always")

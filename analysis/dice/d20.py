@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from critlab.analysis.params import Choice, param
-from critlab.kernels.d20 import RollMode
 from critlab.kernels.vocab import words
+from critlab.kernels.vocab.d20 import RollMode
 
 ROLL_MODES = words(RollMode)
 NATURALS = np.arange(1, 21)

@@ -33,7 +33,7 @@ from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import Spec, SpecError
 from critlab.analysis.systems.base import RuleSystem
 from critlab.analysis.tally import Tally
-from critlab.kernels import contest as k
+from critlab.kernels.vocab import contest as k  # its vocabularies; the kernel loads on first run
 from critlab.kernels.vocab import words
 
 KINDS = words(k.Kind)

@@ -28,20 +28,18 @@ from fractions import Fraction
 from typing import Any, Literal
 
 import numpy as np
-from scipy import stats
 
 from critlab.analysis.dice.d20 import natural_probs, roll_code, roll_param
-from critlab.analysis.dist import TAIL_EPS, Dist
 from critlab.analysis.dice.notation import KEEP_ALL, DiceExpr
+from critlab.analysis.dist import TAIL_EPS, Dist
 from critlab.analysis.params import Choice, Decimal01, Dice, Int, param
 from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import Spec, SpecError, check_dice
 from critlab.analysis.systems.base import RuleSystem
 from critlab.analysis.tally import Tally
-from critlab.kernels import crit_range as k
-from critlab.kernels.fast_dice import plan
-from critlab.kernels.joint import joint_plan
+from critlab.kernels.vocab import crit_range as k  # its vocabularies; the kernel loads on first run
 from critlab.kernels.vocab import words
+from critlab.kernels.vocab.dice import joint_plan, plan
 
 ATTACK_LABELS = words(k.AttackOutcome)
 TEST_LABELS = words(k.TestOutcome)
@@ -235,6 +233,8 @@ def attacks_to_break(condition: int, p_critfail: Fraction) -> Dist:
     """
     if p_critfail == 1:
         return Dist.point(condition)
+    from scipy import stats  # here, not at import: the command line's help never loads SciPy
+
     p = float(p_critfail)
     # failures (non-critfail attacks) before the condition-th critfail
     last = int(stats.nbinom.isf(TAIL_EPS, condition, p)) + 1

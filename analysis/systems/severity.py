@@ -49,14 +49,14 @@ from typing import Any, Literal
 
 import numpy as np
 
-from critlab.analysis.dist import TAIL_EPS, Dist, explode
 from critlab.analysis.dice.notation import parse
+from critlab.analysis.dist import TAIL_EPS, Dist, explode
 from critlab.analysis.params import Bool, Choice, Int, Text, param
 from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import Spec, SpecError, check_int
 from critlab.analysis.systems.base import RuleSystem
 from critlab.analysis.tally import Tally
-from critlab.kernels import severity as k
+from critlab.kernels.vocab import severity as k  # its vocabularies; the kernel loads on first run
 from critlab.kernels.vocab import words
 
 MODES = words(k.Mode)

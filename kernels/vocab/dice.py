@@ -1,0 +1,65 @@
+"""The dice encoding's constants and the plans made from an encoded expression.
+
+Plain Python over :meth:`critlab.analysis.dice.notation.DiceExpr.encode`'s rows, apart
+from the jitted dice (:mod:`critlab.kernels.dice`, :mod:`critlab.kernels.fast_dice`,
+:mod:`critlab.kernels.joint`, which import them from here), so that building a kernel's
+arguments, and the exact side, never import Numba.
+
+>>> import numpy as np
+>>> plan(np.array([[1, 2, 6, KEEP_ALL, 0, 0, 0, 0, 7, 0]]))      # 2d6: no face explodes
+(True, 2, 6, 7)
+"""
+
+from __future__ import annotations
+
+KEEP_ALL, KEEP_HIGHEST, KEEP_LOWEST = 0, 1, 2
+REROLL_NONE, REROLL_ALWAYS, REROLL_ONCE = 0, 1, 2
+
+TABLE_SIZE = 4096
+"""Entries of a kernel's outcome table (32 KiB of int64: it stays in the L1 cache)."""
+
+
+def plan(terms) -> tuple[bool, int, int, int]:
+    """How a kernel rolls the encoded terms ``terms`` (columns as in
+    :func:`~critlab.kernels.dice.roll_expr`): ``simple`` with its dice count, sides and
+    first exploding face (``sides + 1`` where none explodes), or not simple: the
+    interpreter, with the terms themselves."""
+    if len(terms) == 0:
+        return True, 0, 1, 2
+    if len(terms) == 1:
+        sign, count, sides, mode, _keep, _exploding, reroll, _at, explode_at, success_at = (
+            int(v) for v in terms[0]
+        )
+        if sign == 1 and mode == KEEP_ALL and reroll == REROLL_NONE and success_at == 0:
+            return True, count, sides, explode_at
+    return False, 0, 1, 2
+
+
+def faces_of_sum(count: int, sides: int) -> int:
+    """How many ordered outcomes ``count`` dice of ``sides`` sides have, or 0 when more
+    than :data:`TABLE_SIZE` (too many to count one by one).
+
+    >>> faces_of_sum(1, 10), faces_of_sum(2, 6), faces_of_sum(6, 6)
+    (10, 36, 0)
+    """
+    outcomes = sides**count
+    return outcomes if outcomes <= TABLE_SIZE else 0
+
+
+def joint_plan(simple: bool, count: int, sides: int, explode_at: int, naturals: int = 20) -> tuple[int, int]:
+    """``(outcomes, totals)`` for drawing a roll's dice with a trial's d20 and counting the
+    trial by its natural and total: the ordered outcomes of the dice and how many totals
+    they make; ``(0, 0)`` where they cannot be (an interpreted or exploding expression,
+    or more outcomes than a table holds).
+
+    ``simple, count, sides, explode_at`` are a :func:`critlab.kernels.fast_dice.plan`.
+
+    >>> joint_plan(True, 1, 10, 11), joint_plan(True, 2, 6, 7), joint_plan(True, 1, 6, 6)
+    ((10, 10), (36, 11), (0, 0))
+    """
+    if not simple or explode_at <= sides:
+        return 0, 0
+    outcomes, totals = sides**count, count * (sides - 1) + 1
+    if outcomes > TABLE_SIZE or naturals * totals > TABLE_SIZE:
+        return 0, 0
+    return outcomes, totals
