@@ -40,7 +40,7 @@ from critlab.analysis.report.compare import SUMMARY_FORMAT, Comparison, compare,
 from critlab.analysis.report.config import ConfigError, ReportConfig, load_config
 from critlab.analysis.report.meta import run_metadata
 from critlab.analysis.report.output import ReportFolder, write_file
-from critlab.analysis.report.page import assemble, verdict
+from critlab.analysis.report.page import assemble, status, verdict
 from critlab.analysis.report.warm import warm_kernels
 from critlab.analysis.systems.base import MAX_SEED, MAX_TRIALS
 from critlab.kernels.runner import resolve_seed
@@ -129,6 +129,7 @@ def _build(
     validations = [o.info for outs in outputs.values() for o in outs if "passed" in o.info]
     line, passed = verdict(validations)
     checks = run_checks(cfg.checks)  # balance goals, exact; they fail the run in main
+    line, everything = status(validations, checks)  # the first line: validations and checks together
     comparison: Comparison | None = None
     if base is not None:
         comparison = compare(metrics, base["metrics"], name=str(baseline))
@@ -149,6 +150,7 @@ def _build(
         "name": cfg.name,
         "title": cfg.title,
         "validated": passed,
+        "passed": everything,
         "verdict": line,
         "run": {
             **meta,

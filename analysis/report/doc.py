@@ -24,7 +24,9 @@ class Heading:
 @dataclass(frozen=True)
 class Paragraph:
     text: str
-    # "ok" / "fail" (the validation verdict), "meta" (run details), "note", or "" (plain)
+    # "ok" / "fail" (the report's status banner, a section's verdict), "warn" (a loud
+    # caution, such as a baseline from another configuration), "meta" (run details),
+    # "note", or "" (plain)
     style: str = ""
 
 
@@ -43,6 +45,8 @@ class Table:
     # leading columns that hold labels (left-aligned) rather than numbers
     label_columns: int = 1
     csv: str = ""  # the full table's CSV (relative to the report folder), linked beside it
+    # rows (0-based) that record a failure: marked on the page (red, bold) and in README.md
+    failed_rows: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

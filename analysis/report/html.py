@@ -34,6 +34,8 @@ h3 { font-size: 1.1rem; margin-top: 1.6rem; }
 p.ok, p.fail { font-weight: 600; padding: .5rem .75rem; border-radius: 4px; }
 p.ok { background: #e6f4ea; border-left: 4px solid #1e8e3e; }
 p.fail { background: #fdecea; border-left: 4px solid #d93025; }
+p.warn { background: #fff4e5; border-left: 4px solid #b06000; font-weight: 600; padding: .5rem .75rem; }
+tr.fail td { background: #fdecea; color: #a50e0e; font-weight: 600; }
 p.meta, p.note, figcaption, caption { color: #444; font-size: .9rem; }
 p.lead { font-size: 1.02rem; margin: .4rem 0 .6rem; }
 ul.findings { padding-left: 1.2rem; }
@@ -94,7 +96,15 @@ def _table(t: Table) -> str:
         return f"<{tag}{cls}>{escape(text)}</{tag}>"
 
     head = "".join(cell("th", i, h) for i, h in enumerate(t.header))
-    body = "".join("<tr>" + "".join(cell("td", i, c) for i, c in enumerate(row)) + "</tr>" for row in t.rows)
+    failed = set(t.failed_rows)
+
+    def row_tag(k: int) -> str:
+        return '<tr class="fail">' if k in failed else "<tr>"
+
+    body = "".join(
+        row_tag(k) + "".join(cell("td", i, c) for i, c in enumerate(row)) + "</tr>"
+        for k, row in enumerate(t.rows)
+    )
     link = f' <a class="csv" href="{escape(t.csv)}">full table (CSV)</a>' if t.csv else ""
     caption = f"<caption>{escape(t.caption)}{link}</caption>" if t.caption or link else ""
     table = f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

@@ -65,7 +65,12 @@ def _table(t: Table) -> str:
     lines.append(
         "| " + " | ".join(":--" if i < t.label_columns else "--:" for i in range(len(t.header))) + " |"
     )
-    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in t.rows]
+    failed = set(t.failed_rows)
+    # a failed row's cells in bold, so the failure reads in plain text too
+    lines += [
+        "| " + " | ".join(f"**{_cell(c)}**" if k in failed and c else _cell(c) for c in row) + " |"
+        for k, row in enumerate(t.rows)
+    ]
     return "\n".join(lines)
 
 
@@ -82,6 +87,8 @@ def _block(doc: Document, b) -> str:
         # an explicit anchor: heading slugs differ between Markdown renderers
         return f'<a id="{escape(b.anchor)}"></a>\n\n{"#" * b.level} {text(b.text)}'
     if isinstance(b, Paragraph):
+        if b.style == "warn":
+            return f"> **Warning: {text(b.text)}**"
         return f"**{text(b.text)}**" if b.style in ("ok", "fail") else paragraph(b.text)
     if isinstance(b, Figure):
         return f"![{text(b.caption)}]({b.file})\n\n*{text(b.caption)}*"

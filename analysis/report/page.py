@@ -1,8 +1,11 @@
-"""The report's page: verdict first, then run facts, contents, validation summary,
-what changed, one part per system, and the run metadata.
+"""The report's page: status first (one banner for the validations and the balance
+checks together), then run facts, contents, validation summary, what changed, one part
+per system, and the run metadata.
 
 >>> verdict([{"system": "thac0", "title": "V", "passed": True}])
 ('Everything validated: all 1 simulation agrees with the exact engine.', True)
+>>> status([{"system": "thac0", "title": "V", "passed": True}], [{"name": "axe crits", "passed": False}])
+('FAILED: 1 of 1 balance checks failed (axe crits); all 1 simulation agrees with the exact engine.', False)
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from critlab.analysis.report.doc import (
     fmt_z,
 )
 from critlab.analysis.report.findings import headlines
-from critlab.analysis.report.validation import summary_sentence
+from critlab.analysis.report.validation import p_is, summary_sentence, z_text
 
 # More changed numbers than this are listed in tables/changes.csv only: a page of
 # thousands of rows helps nobody, and the CSV holds them all.
@@ -45,14 +48,31 @@ def verdict(validations: list[dict[str, Any]]) -> tuple[str, bool]:
     return f"NOT everything validated: {len(failed)} of {n} validations failed ({names}).", False
 
 
+def status(validations: list[dict[str, Any]], checks: list[dict[str, Any]]) -> tuple[str, bool]:
+    """The report's first line for its validations and balance checks together, and
+    whether everything passed: a failed check fails the banner as a failed validation does."""
+    line, ok = verdict(validations)
+    failed = [c["name"] for c in checks if not c["passed"]]
+    if not failed:
+        if not checks:
+            return line, ok
+        n = len(checks)
+        return f"{line[:-1]}, and {'the' if n == 1 else f'all {n}'} balance check{'s' * (n != 1)} pass.", ok
+    bad = f"{len(failed)} of {len(checks)} balance checks failed ({', '.join(failed)})"
+    if not ok:
+        return f"{line[:-1]}; {bad}.", False
+    rest = line.split(": ", 1)[1]
+    return f"FAILED: {bad}; {rest}", False
+
+
 def _validation_table(validations: list[dict[str, Any]]) -> Table:
     rows = [
         [
             v["system"],
             v["title"],
             f"{v['trials']:,}",
-            f"{v['p_value']:.3g}",
-            "∞" if v["max_abs_z"] is None else f"{v['max_abs_z']:.2f}",
+            p_is(v["p_value"]).removeprefix("= "),
+            "∞" if v["max_abs_z"] is None else z_text(v["max_abs_z"]),
             "pass" if v["passed"] else "FAIL",
         ]
         for v in validations
@@ -60,8 +80,10 @@ def _validation_table(validations: list[dict[str, Any]]) -> Table:
     return Table(
         ["system", "validation", "trials", "p-value", "max |z| (pooled bins)", "result"],
         rows,
-        caption="Each simulation held against the exact engine (chi-square, Bonferroni over groups).",
+        caption="Each simulation held against the exact engine: the p-value is the chi-square's, "
+        "combined over a validation's groups of bins by Bonferroni (so at most 1, shown as ≥ 0.99).",
         label_columns=2,
+        failed_rows=tuple(i for i, v in enumerate(validations) if not v["passed"]),
     )
 
 
@@ -123,9 +145,10 @@ def assemble(
 ) -> Document:
     """The document: the blocks both writers render."""
     validations = [o.info for outs in outputs.values() for o in outs if "passed" in o.info]
-    line, ok = verdict(validations)
+    line, all_ok = status(validations, checks or [])
+    ok = verdict(validations)[1]
     doc = Document(cfg.title)
-    doc.add(Paragraph(line, "ok" if ok else "fail"))
+    doc.add(Paragraph(line, "ok" if all_ok else "fail"))  # the one status banner
     doc.add(*checks_blocks(checks or []))  # balance checks at the top, failures first seen
     found = headlines([o.info for outs in outputs.values() for o in outs])
     if found:  # the conclusions, computed from the sections' numbers, each linked to its section
@@ -150,7 +173,7 @@ def assemble(
     doc.add(Contents())
     doc.add(
         Heading(2, "Validation summary", "validation-summary"),
-        Paragraph(summary_sentence(validations), "ok" if ok else "fail"),
+        Paragraph(summary_sentence(validations), "" if ok else "note"),
         Details(f"Statistics of the {len(validations)} checks", [_validation_table(validations)]),
     )
     if comparison is not None:

@@ -1,12 +1,16 @@
 """A validation section in a designer's words: one sentence saying whether the simulator
 agrees with the exact engine, and the statistics one click away.
 
-The sentence gives the trials and how far the worst pooled bin strays, in standard
-errors; the collapsed details hold the figure (exact bars against simulated points, each
-outcome's z), the outcomes and metrics with their standard errors, and one line per
+The sentence gives the trials, the p-value named for what it is (one group's own, or the
+Bonferroni combination of several, never a bare "p = 1"), and how far the worst pooled
+bin strays, in standard errors at the tables' precision, set against what chance lets
+the worst of that many bins do (:func:`expected_max_z`). The collapsed details hold the
+figure (exact bars against simulated points, every outcome's z and the worst bin's), the
+outcomes and metrics (exact at full precision beside simulated ± SE), and one line per
 group of bins (its pooled bins, the largest |z| and where, the chi-square). Every row
 and |z| is over the pooled bins (:func:`critlab.analysis.validate.validate`): a bin
-expecting 1e-12 counts is never shown. The CSV holds every pooled bin.
+expecting 1e-12 counts is never shown. A bin's ``se`` and ``z`` both come from its exact
+probability, on the page and in the CSV, which holds every pooled bin.
 
 >>> trust_sentence(True, 10_000_000, 1.84, "margin=7", 0.43, 157, 0.001)[:72]
 'Passed: the simulator (10,000,000 trials) agrees with the exact engine h'
@@ -21,7 +25,8 @@ import numpy as np
 import pandas as pd
 
 from critlab.analysis.report import figures
-from critlab.analysis.report.doc import Details, Figure, Paragraph, Table, fmt, fmt_se, fmt_value, fmt_z, slug
+from critlab.analysis.report.doc import Details, Figure, Paragraph, Table, fmt_se, fmt_z, slug
+from critlab.analysis.report.words import params_words, words
 from critlab.analysis.results import ExactResult, SimResult
 from critlab.analysis.validate import Validation
 
@@ -33,21 +38,94 @@ def _num(x: Any) -> float | None:
     return None if math.isnan(x) else x
 
 
-def trust_sentence(
-    passed: bool, trials: int, max_z: float, where: str, p_value: float, bins: int, alpha: float
-) -> str:
-    """The section's verdict as a designer reads it."""
-    z = "∞" if not math.isfinite(max_z) else f"{max_z:.1f}"
-    if passed:
-        return (
-            f"Passed: the simulator ({trials:,} trials) agrees with the exact engine here; every one of "
-            f"{bins} pooled bins lies within {z} standard errors of its exact probability (the largest: "
-            f"{where}; chi-square p = {p_value:.2g})."
-        )
+def p_is(p: float) -> str:
+    """A p-value as a sentence states it, never "= 1": a Bonferroni combination is capped
+    at 1, which says only that it is at least the printed bound.
+
+    >>> p_is(0.683), p_is(1.0), p_is(0.9971), p_is(3.2e-7)
+    ('= 0.68', '≥ 0.99', '≥ 0.99', '= 3.2e-07')
+    """
+    if p >= 0.995:  # would print as 1
+        return "≥ 0.99"
+    return f"= {p:.2g}"
+
+
+def z_text(z: float) -> str:
+    """|z| at the one precision every table and sentence of a validation prints it."""
+    return "∞" if not math.isfinite(z) else f"{abs(z):.2f}"
+
+
+def expected_max_z(n: int) -> float:
+    """The expected largest |z| of ``n`` independent standard normal bins,
+    ``∫₀^∞ 1 − (2Φ(x) − 1)ⁿ dx`` (what chance alone lets the worst of n bins stray).
+
+    >>> round(expected_max_z(1), 4), round(expected_max_z(100), 2)
+    (0.7979, 2.75)
+    """
+    from scipy import special
+
+    x = np.linspace(0.0, 12.0, 24_001)
+    inside = special.erf(x / math.sqrt(2.0)) ** max(1, int(n))
+    return float(np.trapezoid(1.0 - inside, x))
+
+
+def p_sentence(p_value: float, group_p: list[float]) -> str:
+    """The chi-square's p-value in words: one group's own p-value, or several groups'
+    smallest and their Bonferroni combination, named as such.
+
+    >>> print(p_sentence(1.0, [0.68, 0.9, 0.75]).replace("; ", ";\\n"))
+    the smallest of 3 groups' chi-square p-values is 0.68;
+    combined over the 3 groups (Bonferroni), p ≥ 0.99
+    """
+    if len(group_p) <= 1:
+        return f"chi-square p {p_is(p_value)}"
+    smallest = min(group_p)
     return (
-        f"FAILED: the simulator ({trials:,} trials) disagrees with the exact engine here: {where} is "
-        f"{z} standard errors off (chi-square p = {p_value:.2g} < α = {alpha:g}). Do not trust these "
-        "numbers until the difference is explained."
+        f"the smallest of {len(group_p)} groups' chi-square p-values is {smallest:.2g}; combined over the "
+        f"{len(group_p)} groups (Bonferroni), p {p_is(p_value)}"
+    )
+
+
+def trust_sentence(
+    passed: bool,
+    trials: int,
+    max_z: float,
+    where: str,
+    p_value: float,
+    bins: int,
+    alpha: float,
+    group_p: list[float] | None = None,
+    worst_expected: float | None = None,
+) -> str:
+    """The section's verdict as a designer reads it: the largest deviation at the printed
+    precision of the tables, set against what chance lets ``bins`` bins do, and the
+    p-value named for what it is."""
+    z = z_text(max_z)
+    pv = p_sentence(p_value, group_p if group_p is not None else [p_value])
+    if not passed:
+        return (
+            f"FAILED: the simulator ({trials:,} trials) disagrees with the exact engine here: {where} is "
+            f"{z} standard errors off ({pv} < α = {alpha:g}). Do not trust these numbers until the "
+            "difference is explained."
+        )
+    expect = expected_max_z(bins)
+    chance = f"chance gives the worst of {bins} bins (their expected largest |z| is {expect:.2f})"
+    if not math.isfinite(max_z) or max_z <= 1.25 * expect:
+        against = f"{'less than' if max_z < 0.75 * expect else 'about what'} {chance}"
+    else:
+        against = (
+            f"more than the expected largest |z| of {bins} bins ({expect:.2f}), yet the chi-square over "
+            "the whole distribution does not reject it"
+        )
+        if worst_expected is not None and worst_expected < 50:
+            against += (
+                f": that bin expects only {worst_expected:.0f} counts, and a small count's z runs further "
+                "than a normal variable's"
+            )
+    return (
+        f"Passed: the simulator ({trials:,} trials) agrees with the exact engine here ({pv}). Every one of "
+        f"{bins} pooled bins lies within {z} standard errors of its exact probability; the largest "
+        f"({where}) is {against}."
     )
 
 
@@ -83,12 +161,29 @@ def _worst(rows: pd.DataFrame) -> tuple[float, str]:
     return float(z[i]), str(rows.loc[i, "outcome"])
 
 
-def _pooled_se(rows: pd.DataFrame) -> np.ndarray:
-    """Each pooled row's standard error from its observed frequency and its draws."""
+def _worst_row(rows: pd.DataFrame) -> pd.Series | None:
+    return None if rows.empty else rows.loc[rows["z"].abs().idxmax()]
+
+
+def pooled_se(rows: pd.DataFrame, trials: int) -> np.ndarray:
+    """Each pooled row's standard error, ``sqrt(p (1 − p) / draws)`` from its *exact*
+    probability ``p``: the same standard error its ``z`` divides by (draws from the
+    expected count over ``p``; the trials where ``p`` is 0)."""
+    p = rows["exact"].to_numpy(dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        drawn = np.where(rows["exact"] > 0, rows["expected"] / rows["exact"], np.nan)
-        f = rows["observed"].to_numpy(dtype=float)
-        return np.sqrt(f * (1 - f) / drawn)
+        drawn = np.where(p > 0, rows["expected"].to_numpy(dtype=float) / p, float(trials))
+        return np.sqrt(p * (1 - p) / drawn)
+
+
+def exact_text(x: float | None) -> str:
+    """An exact value at full precision (12 significant digits; noise below 1e-12 is 0).
+
+    >>> exact_text(0.0975), exact_text(1 / 3), exact_text(2.4e-17)
+    ('0.0975', '0.333333333333', '0')
+    """
+    if x is None or math.isnan(x):
+        return "–"
+    return "0" if abs(x) < 1e-12 else f"{x:.12g}"
 
 
 def validation_output(
@@ -104,46 +199,74 @@ def validation_output(
 ) -> float:
     """Fill a section's output (blocks after its heading, metrics, CSV); returns the
     largest |z| over the pooled outcome rows."""
+    spec_cls = type(section.spec)  # names in words from its declarations
     labels = list(exact.labels)
     p_exact = np.asarray(exact.probs, dtype=float)
-    freq, se = sim.tally.frequencies, sim.tally.standard_errors
+    freq = sim.tally.frequencies
+    se = np.sqrt(p_exact * (1 - p_exact) / trials)  # from the exact probability, as z is
     bins = v.bins if v.bins is not None else v.rows
     z_label = bins.set_index("outcome")["z"]
     outcome_rows = v.rows[v.rows["group"] == "outcome"]
     z_outcomes, _ = _worst(outcome_rows)
     max_z, where = _worst(v.rows)
+    worst = _worst_row(v.rows)
     key = f"{section.system}/{section.id}"
     stem = f"{slug(section.system)}--{section.id}"
+    group_p = [float(g) for g in v.groups["p_value"]]
 
     if section.note:
         out.blocks.append(Paragraph(section.note, "note"))
     out.blocks.append(
         Paragraph(
-            trust_sentence(v.passed, trials, max_z, where, v.p_value, len(v.rows), cfg.alpha),
+            trust_sentence(
+                v.passed,
+                trials,
+                max_z,
+                words(where, spec_cls),
+                v.p_value,
+                len(v.rows),
+                cfg.alpha,
+                group_p,
+                None if worst is None else float(worst["expected"]),
+            ),
             "ok" if v.passed else "fail",
         )
     )
-    params = ", ".join(f"{k} = {fmt_value(val)}" for k, val in exact.params.items() if val is not None)
+    params = params_words({k: val for k, val in exact.params.items()}, spec_cls)
+    worst_label = words(where, spec_cls)
+    extra = None
+    if worst is not None and worst_label not in [words(lab, spec_cls) for lab in labels]:
+        extra = (worst_label, float(worst["z"]))  # the worst bin is drawn too, pooled or not an outcome
     stats: list = [
         Figure(
             f"figures/{stem}.png",
             figures.validation_chart(
-                section.title, labels, p_exact, freq, se, np.array([z_label[lab] for lab in labels]), trials
+                section.title,
+                [words(lab, spec_cls) for lab in labels],
+                p_exact,
+                freq,
+                se,
+                np.array([z_label[lab] for lab in labels]),
+                trials,
+                extra=extra,
+                worst=worst_label,
             ),
-            f"Exact vs simulated ({trials:,} trials): exact probabilities (bars) against simulated "
-            "frequencies (points, ±2 SE), and each outcome's z-score.",
+            f"Exact vs simulated ({trials:,} trials): each outcome's exact probability (bar) and simulated "
+            f"frequency (point, ± 1 SE) agree; the right panel gives each bin's z, the largest "
+            f"{z_text(max_z)} at {worst_label}.",
         )
     ]
-    pse = _pooled_se(outcome_rows)
+    pse = pooled_se(outcome_rows, trials)
     rows = [
-        [r.outcome, fmt(r.exact), fmt_se(r.observed, s), fmt_z(r.z)]
+        [words(r.outcome, spec_cls), exact_text(r.exact), fmt_se(r.observed, s), fmt_z(r.z)]
         for r, s in zip(outcome_rows.itertuples(), pse, strict=True)
     ]
     stats.append(
         Table(
             ["outcome", "exact", "simulated ± SE", "z"],
             rows,
-            caption="Outcomes (rare ones pooled).",
+            caption="Outcomes (rare ones pooled); exact to 12 significant digits, SE and z both from the "
+            "exact probability.",
             csv=f"tables/{stem}.csv",
         )
     )
@@ -151,7 +274,7 @@ def validation_output(
     for name, ev in exact.metrics.items():
         sv, sse = sim.metrics.get(name), metric_se.get(name)
         z = (sv - ev) / sse if None not in (sv, sse, ev) and sse > 0 else math.nan
-        mrows.append([name, fmt(ev), fmt_se(sv, sse), fmt_z(z)])
+        mrows.append([words(name, spec_cls), exact_text(ev), fmt_se(sv, sse), fmt_z(z)])
         out.metrics[f"{key}/exact/{name}"] = {"kind": "exact", "value": _num(ev)}
         out.metrics[f"{key}/simulated/{name}"] = {
             "kind": "simulated",
@@ -175,24 +298,29 @@ def validation_output(
         gz, gwhere = _worst(part)
         grows.append(
             [
-                g.group,
+                words(g.group, spec_cls),
                 str(len(part)),
-                f"{gz:.2f} ({gwhere})",
+                f"{z_text(gz)} ({words(gwhere, spec_cls)})",
                 f"{g.chi2:.4g}",
                 str(int(g.dof)),
                 f"{g.p_value:.3g}",
             ]
         )
+    combined = (
+        f"the verdict is the group's own p-value (p {p_is(v.p_value)} against α = {cfg.alpha:g})"
+        if len(group_p) <= 1
+        else f"the verdict is their Bonferroni combination, min(1, {len(group_p)} × the smallest p-value) "
+        f"(p {p_is(v.p_value)} against α = {cfg.alpha:g})"
+    )
     stats.append(
         Table(
             ["group", "pooled bins", "max |z| (where)", "chi²", "dof", "p-value"],
             grows,
-            caption=f"Bins pooled to ≥ 5 expected counts; the verdict is the Bonferroni combination "
-            f"(p = {v.p_value:.3g} against α = {cfg.alpha:g}). Simulated with seed {seed} in "
+            caption=f"Bins pooled to ≥ 5 expected counts; {combined}. Simulated with seed {seed} in "
             f"{cfg.batches} batches. Parameters: {params}.",
         )
     )
-    out.blocks.append(Details(f"Statistics: {len(v.rows)} pooled bins, max |z| {max_z:.2f}", stats))
+    out.blocks.append(Details(f"Statistics: {len(v.rows)} pooled bins, max |z| {z_text(max_z)}", stats))
 
     for i, lab in enumerate(labels):
         out.metrics[f"{key}/exact/{lab}"] = {"kind": "exact", "value": float(p_exact[i])}
@@ -204,6 +332,6 @@ def validation_output(
             "z": _num(z_label[lab]) if math.isfinite(z_label[lab]) else None,
             "trials": trials,
         }
-    csv = v.rows.assign(se=_pooled_se(v.rows))
+    csv = v.rows.assign(se=pooled_se(v.rows, trials))
     out.tables[f"tables/{stem}.csv"] = csv[["group", "outcome", "exact", "observed", "se", "z", "expected"]]
     return z_outcomes
