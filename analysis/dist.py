@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from math import fsum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -357,6 +357,25 @@ class Dist:
         a = np.array([self.pmf(v) for v in range(lo, hi + 1)])
         b = np.array([other.pmf(v) for v in range(lo, hi + 1)])
         return bool(np.all(np.abs(a - b) <= atol) and abs(self.tail - other.tail) <= atol)
+
+    def _repr_html_(self) -> str:
+        """In a notebook: a table of percentages, ``P(= v)``, ``P(>= v)`` and ``P(<= v)``
+        (see :mod:`critlab.analysis.display`)."""
+        from critlab.analysis.display import dist_html
+
+        return dist_html(self)
+
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
+        """``P(X = v)`` as bars in percent on ``ax`` (a new figure without one), in the
+        project's style; returns the matplotlib Axes. ``label`` and ``color`` as keywords.
+
+        >>> ax = Dist.die(6).plot()
+        >>> len(ax.patches), ax.get_ylabel()
+        (6, 'P(X = v), %')
+        """
+        from critlab.analysis.display import plot_dist
+
+        return plot_dist(self, ax=ax, **kwargs)
 
     def __repr__(self) -> str:
         body = ", ".join(f"{v}: {p:.6g}" for v, p in list(self.to_dict().items())[:8])

@@ -17,6 +17,7 @@ import numpy as np
 if TYPE_CHECKING:  # pandas is imported where a frame is made: start-up stays fast
     import pandas as pd
 
+from critlab.analysis.digits import plain
 from critlab.analysis.dist import Dist
 from critlab.analysis.tally import Tally
 
@@ -67,6 +68,11 @@ class ExactResult:
         return {lab: float(p) for lab, p in zip(self.labels, self.probs, strict=True)}
 
     def to_json(self) -> dict[str, Any]:
+        """The documented JSON (``critlab exact --json``), every number at most 15
+        significant digits (:mod:`critlab.analysis.digits`)."""
+        return plain(self._json())
+
+    def _json(self) -> dict[str, Any]:
         return {
             "system": self.system,
             "params": dict(self.params),
@@ -77,6 +83,23 @@ class ExactResult:
             },
             "metrics": {k: _num(v) for k, v in self.metrics.items()},
         }
+
+    def __repr__(self) -> str:
+        from critlab.analysis.display import short
+
+        return short("ExactResult", self.system, self.outcomes)
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the outcomes in percent, the distributions and metrics."""
+        from critlab.analysis.display_results import exact_html
+
+        return exact_html(self)
+
+    def plot(self, ax: Any = None) -> Any:
+        """The outcome probabilities as bars, each label in its semantic colour; the Axes."""
+        from critlab.analysis.display_results import plot_outcomes
+
+        return plot_outcomes(self.outcomes, ax=ax, title=self.system)
 
     def to_frame(self) -> pd.DataFrame:
         """Outcome probabilities as a tidy DataFrame (``outcome``, ``probability``)."""
@@ -122,6 +145,11 @@ class SimResult:
         return {lab: float(f) for lab, f in zip(self.labels, self.tally.frequencies, strict=True)}
 
     def to_json(self) -> dict[str, Any]:
+        """The documented JSON (``critlab simulate --json``), every number at most 15
+        significant digits (:mod:`critlab.analysis.digits`)."""
+        return plain(self._json())
+
+    def _json(self) -> dict[str, Any]:
         t = self.tally
         return {
             "system": self.system,
@@ -141,6 +169,25 @@ class SimResult:
             },
             "metrics": {k: _num(v) for k, v in self.metrics.items()},
         }
+
+    def __repr__(self) -> str:
+        from critlab.analysis.display import short
+
+        return short("SimResult", self.system, self.outcomes, f" ({self.trials} trials, seed {self.seed})")
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the frequencies in percent with standard errors, the metrics."""
+        from critlab.analysis.display_results import sim_html
+
+        return sim_html(self)
+
+    def plot(self, ax: Any = None) -> Any:
+        """The outcome frequencies as bars with 95% error bars, in the project's colours;
+        the Axes."""
+        from critlab.analysis.display_results import plot_outcomes
+
+        se = dict(zip(self.labels, self.tally.standard_errors, strict=True))
+        return plot_outcomes(self.outcomes, ax=ax, title=f"{self.system} (simulated)", se=se)
 
     def to_frame(self) -> pd.DataFrame:
         """Outcome frequencies with standard errors and Wilson intervals."""

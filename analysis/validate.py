@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from critlab.analysis.digits import plain
 from critlab.analysis.results import ExactResult, SimResult
 
 # Pool until a pooled bin expects this many counts: Cochran's rule for chi-square.
@@ -59,23 +60,46 @@ class Validation:
     bins: pd.DataFrame | None = None  # every bin unpooled (same columns but expected)
 
     def to_json(self) -> dict[str, Any]:
+        """The documented JSON (``critlab validate --json``), every number at most 15
+        significant digits (:mod:`critlab.analysis.digits`)."""
+
         def num(x: float) -> float | None:
             return None if not np.isfinite(x) else float(x)
 
-        return {
-            "system": self.system,
-            "params": self.params,
-            "trials": self.trials,
-            "seed": self.seed,
-            "alpha": self.alpha,
-            "p_value": float(self.p_value),
-            "max_abs_z": num(self.max_abs_z),
-            "passed": bool(self.passed),
-            "rows": [
-                {"outcome": r.outcome, "exact": float(r.exact), "observed": float(r.observed), "z": num(r.z)}
-                for r in self.rows.itertuples()
-            ],
-        }
+        return plain(
+            {
+                "system": self.system,
+                "params": self.params,
+                "trials": self.trials,
+                "seed": self.seed,
+                "alpha": self.alpha,
+                "p_value": float(self.p_value),
+                "max_abs_z": num(self.max_abs_z),
+                "passed": bool(self.passed),
+                "rows": [
+                    {
+                        "outcome": r.outcome,
+                        "exact": float(r.exact),
+                        "observed": float(r.observed),
+                        "z": num(r.z),
+                    }
+                    for r in self.rows.itertuples()
+                ],
+            }
+        )
+
+    def __repr__(self) -> str:
+        verdict = "PASSED" if self.passed else "FAILED"
+        return (
+            f"<Validation {self.system}: {verdict}, p-value {self.p_value:.3g} (alpha {self.alpha:g}), "
+            f"max |z| {self.max_abs_z:.2f}, {self.trials} trials, seed {self.seed}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the verdict in words and the bins of largest |z|."""
+        from critlab.analysis.display_results import validation_html
+
+        return validation_html(self)
 
     def text(self, most: int = 6) -> str:
         """The verdict as a terminal table that fits a screen: the pooled outcome rows, and

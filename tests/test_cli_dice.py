@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from critlab.analysis.cli.main import main
+from critlab.analysis.dice.notation import dice_dist
 
 
 def run(argv: list[str]) -> int:
@@ -17,17 +19,55 @@ def run(argv: list[str]) -> int:
         return int(exc.code)
 
 
+def _percent(cell: str) -> float:
+    """A table cell as a probability (``<0.01%`` as 0.00005, ``-`` as 0)."""
+    if cell == "-":
+        return 0.0
+    if cell == "<0.01%":
+        return 0.00005
+    if cell == ">99.99%":
+        return 0.99995
+    return float(cell.rstrip("%")) / 100
+
+
+def _table(lines: list[str]) -> dict[str, list[str]]:
+    """The table's rows by value label (the text before the first percentage)."""
+    head = next(i for i, line in enumerate(lines) if line.split()[:1] == ["value"])
+    rows = {}
+    for line in lines[head + 1 :]:
+        cells = line.split()
+        k = next(i for i, c in enumerate(cells) if c.endswith("%") or c == "-")
+        rows[" ".join(cells[:k])] = cells[k:]
+    return rows
+
+
 def test_dice_json(capsys):
     assert run(["dice", "4d6dl1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"expression", "distribution", "mean", "sd"}
-    assert out["expression"] == "4d6dl1"
+    assert set(out) == {"expression", "reading", "distribution", "mean", "sd"}
+    assert out["expression"] == "4d6dl1" and "4d6dl1" in out["reading"]
     dist = out["distribution"]
     assert dist["tail"] == 0.0
     assert sum(dist.values()) == pytest.approx(1.0, abs=1e-12)
     assert set(dist) - {"tail"} == {str(v) for v in range(3, 19)}
     assert out["mean"] == pytest.approx(15869 / 1296, abs=1e-12)
     assert out["sd"] == pytest.approx(2.846844, abs=1e-6)  # sqrt(Var) of the exact 4d6dl1
+
+
+def test_dice_json_of_several_expressions_is_a_list(capsys):
+    assert run(["dice", "2d6", "1d12", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [o["expression"] for o in out] == ["2d6", "1d12"]
+    assert out[0]["distribution"]["7"] == pytest.approx(6 / 36, abs=1e-15)
+    assert out[1]["mean"] == 6.5
+
+
+def test_dice_json_numbers_carry_at_most_15_significant_digits(capsys):
+    assert run(["dice", "3d6", "1d6!", "4d6dl1", "--json"]) == 0
+    text = capsys.readouterr().out
+    for token in re.findall(r"-?[0-9][0-9.eE+-]*", text):
+        digits = token.lower().split("e")[0].replace("-", "").replace(".", "").lstrip("0")
+        assert len(digits) <= 15, token
 
 
 def test_dice_json_of_an_explosion_reports_its_tail(capsys):
@@ -41,46 +81,67 @@ def test_dice_json_of_an_explosion_reports_its_tail(capsys):
 def test_dice_text(capsys):
     assert run(["dice", "2d6+1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("2d6+1: mean 8.000000") and "range 3..13" in lines[0]
-    assert lines[1].split() == ["value", "P(X", "=", "v)", "P(X", ">=", "v)"]
-    assert len(lines) == 2 + 11  # one line per value 3..13
-    rows = [line.split() for line in lines[2:]]
-    assert [int(r[0]) for r in rows] == list(range(3, 14))
-    # the "at least" column: P(X >= 3) = 1, P(X >= 13) = 1/36, P(X >= 8) = 21/36
-    assert float(rows[0][2]) == 1.0 and float(rows[-1][2]) == pytest.approx(1 / 36, abs=1e-10)
-    assert float(rows[5][2]) == pytest.approx(21 / 36, abs=1e-10)
+    assert lines[0].startswith("2d6+1") and "mean 8" in lines[0]
+    assert lines[1].split() == ["value", "P(=", "v)", "P(>=", "v)", "P(<=", "v)"]
+    rows = _table(lines)
+    assert list(rows) == [str(v) for v in range(3, 14)]  # one row a value
+    # 2d6+1 = 8 in 6 of 36 ways; at least 8 in 21; at most 8 in 21
+    assert rows["8"] == ["16.67%", "58.33%", "58.33%"]
+    assert rows["3"] == ["2.78%", "100.00%", "2.78%"] and rows["13"] == ["2.78%", "2.78%", "100.00%"]
 
 
-def test_dice_text_has_no_zero_rows(capsys):
+def test_a_single_die_shows_every_face(capsys):
+    assert run(["dice", "1d100"]) == 0
+    rows = _table(capsys.readouterr().out.splitlines())
+    assert list(rows) == [str(v) for v in range(1, 101)]
+    assert all(r[0] == "1.00%" for r in rows.values())
+
+
+def test_every_value_of_a_long_sum_is_a_row(capsys):
+    assert run(["dice", "10d100"]) == 0
+    rows = _table(capsys.readouterr().out.splitlines())
+    values = [int(v) for v in rows]
+    # consecutive: no value is merged with another (the far ends, below 1e-300 in the
+    # convolution, have no positive probability to show)
+    assert values == list(range(values[0], values[-1] + 1)) and values[0] < 150 and values[-1] > 860
+    assert rows[str(values[0])][0] == "<0.01%" and rows[str(values[0])][1] == "100.00%"
+
+
+def test_an_explosion_fits_80_columns_with_its_tail_cut_at_99_99_percent(capsys):
     # 1d6!: a 6 never stands alone, so neither 6 nor 12 is a row
     assert run(["dice", "1d6!"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    values = [line.split()[0] for line in lines[2:] if line.strip()[:1].isdigit()]
-    assert values[:7] == ["1", "2", "3", "4", "5", "7", "8"] and "12" not in values
-    assert len(lines) <= 46 and "rows folded" in lines[-2]
+    assert max(map(len, lines)) <= 80
+    rows = _table(lines)
+    labels = list(rows)
+    assert labels[:7] == ["1", "2", "3", "4", "5", "7", "8"] and "6" not in labels and "12" not in labels
+    last = labels[-1]
+    assert last.endswith(" or more")
+    v = int(last.split()[0])
+    # the rows before cover at least 99.99%, the row before it did not yet
+    d = dice_dist("1d6!")
+    assert d.cdf(v - 1) >= 0.9999 and d.cdf(int(labels[-3])) < 0.9999
+    assert rows[last][2] == "100.00%"
+    assert _percent(rows["1"][0]) == pytest.approx(1 / 6, abs=5e-5)
 
 
-def test_long_supports_are_shown_compactly(capsys):
-    assert run(["dice", "10d100"]) == 0
+def test_several_expressions_side_by_side_over_the_union_of_values(capsys):
+    assert run(["dice", "2d6", "1d12", "3d4"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) <= 46
-    assert "rows folded" in lines[2] and "rows folded" in lines[-2]
-    assert "987 values of positive probability" in lines[-1] and "grouped by" in lines[-1]
-    first, last = lines[3].split(), lines[-3].split()
-    assert ".." in first[0] and ".." in last[0]  # ranges of values
-    # the rows shown (folded ends included) hold all the probability
-    shown = sum(
-        float(line.split()[-5 if "folded" in line else 1]) for line in lines[2:-1] if "folded" not in line
-    )
-    folded = sum(float(line.split()[2]) for line in lines[2:-1] if "folded" in line)
-    assert shown + folded == pytest.approx(1.0, abs=1e-9)
+    assert max(map(len, lines)) <= 80
+    assert [line.split(":")[0] for line in lines[:3]] == ["2d6", "1d12", "3d4"]
+    rows = _table(lines)
+    assert list(rows) == [str(v) for v in range(1, 13)]
+    assert len(rows["7"]) == 9
+    assert rows["1"][0] == "-" and rows["1"][3] == "8.33%" and rows["1"][6] == "-"
+    assert rows["7"][0] == "16.67%" and rows["7"][6] == "18.75%"  # 6/36 and 12/64
 
 
 def test_exploding_supports_fold_their_far_end(capsys):
     assert run(["dice", "6d10!kh3"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert "range 3..(no maximum)" in lines[0] and "tail 5.4e-14" in lines[0]
-    assert len(lines) <= 46 and "rows folded" in lines[-2]
+    assert max(map(len, lines)) <= 80
+    assert list(_table(lines))[-1].endswith(" or more")
 
 
 def test_json_of_roll_and_keep_sums_to_one_and_matches_icepool(capsys):
@@ -97,7 +158,7 @@ def test_json_of_roll_and_keep_sums_to_one_and_matches_icepool(capsys):
 
 
 def test_json_of_a_reroll_has_the_exact_mean(capsys):
-    assert run(["dice", "2d6ro2", "--json"]) == 0
+    assert run(["dice", "2d6ro<=2", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["mean"] == pytest.approx(25 / 3, abs=1e-12)
     assert out["distribution"]["tail"] == 0.0

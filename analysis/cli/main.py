@@ -118,9 +118,18 @@ def _build_parser(
     parser.add_argument("--version", action="version", version=f"critlab {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    dice = sub.add_parser("dice", help="exact distribution of a dice expression")
-    dice.add_argument("expr", help="dice notation, e.g. 4d6dl1 or 2d6+1")
-    dice.add_argument("--json", action="store_true")
+    dice = sub.add_parser(
+        "dice",
+        help="exact distribution of dice expressions",
+        description="The exact distribution of each expression: P(= v), P(>= v) and P(<= v) "
+        "in percent, side by side for several.",
+    )
+    dice.add_argument(
+        "expr", nargs="+", help="dice notation, e.g. 4d6dl1, 2d6+1 or 1d6! (several: side by side)"
+    )
+    dice.add_argument(
+        "--json", action="store_true", help="print the documented JSON (a list for several expressions)"
+    )
 
     for cmd_name, text in (
         ("exact", "exact outcome distribution"),
@@ -242,22 +251,15 @@ def _print_result(result, *, simulated: bool) -> None:
 
 
 def _cmd_dice(args: argparse.Namespace) -> int:
-    from critlab.analysis.dice.view import table_lines
+    from critlab.analysis.dice import view
     from critlab.analysis.dice.notation import parse
 
-    expr = parse(args.expr)
+    exprs = [parse(text) for text in args.expr]  # every expression checked before any output
     if args.json:
-        d = expr.dist()
-        _print_json(
-            {
-                "expression": args.expr,
-                "distribution": {str(k): v for k, v in d.to_dict(tail=True).items()},
-                "mean": d.mean,
-                "sd": d.sd,
-            }
-        )
+        objs = [view.to_json(e) for e in exprs]
+        _print_json(objs[0] if len(objs) == 1 else objs)
     else:
-        print("\n".join(table_lines(expr)))
+        print("\n".join(view.table_lines(exprs)))
     return 0
 
 
@@ -320,16 +322,22 @@ def _named(argv: Sequence[str]) -> dict[str, str]:
 
     if len(argv) >= 2 and argv[0] in ("exact", "simulate", "validate") and argv[1] in MODULES:
         return {"command": argv[0], "only": argv[1]}
+    if argv[:1] and argv[0] in ("exact", "simulate", "validate"):  # its systems, not tune's or fight's
+        return {"command": argv[0]}
     return {}
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    from critlab.analysis.mechanic.load import systems_in_argv
-
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in argv if not a.startswith("-")), None)
-    systems = command not in ("dice", "report")
-    mechanics = systems_in_argv(argv) if systems else []
+    # No subcommand (--version, --help) or dice/report: no rule system's flags are needed,
+    # so neither the systems nor NumPy load (RULES: --help within 0.3 s).
+    systems = command not in (None, "dice", "report")
+    mechanics: list[Any] = []
+    if systems and any(":" in a for a in argv[:2]):  # a designer's mechanic: compiled, with Numba
+        from critlab.analysis.mechanic.load import systems_in_argv
+
+        mechanics = systems_in_argv(argv)
     with _interrupts_blocked():  # the threads loading the rule systems starts inherit the block
         parser = _build_parser(mechanics, systems=systems, **_named(argv))
     args = parser.parse_args(_dash_values(parser, argv))

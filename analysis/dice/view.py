@@ -1,101 +1,201 @@
-"""The readable table of ``critlab dice``: one row per value of positive probability, with
-``P(X = v)`` and ``P(X >= v)``; a long support is shown compactly.
+"""Dice distributions as people read them: ``critlab dice``'s table, its JSON, and
+:func:`compare` for a notebook.
 
-A support of more than ``max_rows`` values keeps its body: the rows at either end that
-together hold less than :data:`FOLD_MASS` are folded into one line each, and a body still
-too long is grouped into ranges of equal width. The table says how many rows it folded.
+One row a value, with ``P(= v)``, ``P(>= v)`` and ``P(<= v)`` as percentages with two
+decimals ("<0.01%" for a positive probability below, ">99.99%" for one short of 1 above).
+Faces are never merged; only an expression without a maximum (an explosion) has its
+long tail cut, at :data:`SHOWN` cumulative, into one "v or more" row (and one without a
+minimum, "v or less"). Several expressions print side by side over the union of their
+values, one column group each, in blocks that fit :data:`WIDTH` columns.
 
 >>> from critlab.analysis.dice.notation import parse
->>> print("\\n".join(table_lines(parse("2d4"))))
-2d4: mean 5.000000, sd 1.581139, range 2..8, tail 0
-   value      P(X = v)     P(X >= v)
-       2  0.0625000000  1.0000000000  ############
-       3  0.1250000000  0.9375000000  #########################
-       4  0.1875000000  0.8125000000  ######################################
-       5  0.2500000000  0.6250000000  ##################################################
-       6  0.1875000000  0.3750000000  ######################################
-       7  0.1250000000  0.1875000000  #########################
-       8  0.0625000000  0.0625000000  ############
+>>> print("\\n".join(table_lines([parse("2d4")])))
+2d4: mean 5, sd 1.58
+value   P(= v) P(>= v) P(<= v)
+    2    6.25% 100.00%   6.25%
+    3   12.50%  93.75%  18.75%
+    4   18.75%  81.25%  37.50%
+    5   25.00%  62.50%  62.50%
+    6   18.75%  37.50%  81.25%
+    7   12.50%  18.75%  93.75%
+    8    6.25%   6.25% 100.00%
+>>> print("\\n".join(table_lines([parse("1d6!")])[-3:]))
+        31   <0.01%   0.01%  99.99%
+        32   <0.01%   0.01%  99.99%
+33 or more    0.01%   0.01% 100.00%
 """
 
 from __future__ import annotations
 
-import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from critlab.analysis.dice.notation import DiceExpr, parse
+from critlab.analysis.digits import number
+from critlab.analysis.display import percent
 from critlab.analysis.dist import Dist
-from critlab.analysis.dice.notation import DiceExpr
 
-MAX_ROWS = 40
-# The mass the folded rows at each end of a long support may hold together.
-FOLD_MASS = 1e-6
-BAR = 50  # characters of the most probable row's bar
+WIDTH = 80
+SHOWN = 0.9999
+"""The cumulative probability an unbounded expression's rows cover before its tail is cut."""
+_COLUMNS = ("P(= v)", "P(>= v)", "P(<= v)")
+_CELL = 7  # "100.00%"
 
 
-def table_lines(expr: DiceExpr, max_rows: int = MAX_ROWS) -> list[str]:
-    """The lines ``critlab dice EXPR`` prints: a summary line, a header, and the rows."""
+def reading(expr: DiceExpr) -> str:
+    """The first line about an expression: its notation, mean and standard deviation."""
     d = expr.dist()
-    hi = "(no maximum)" if expr.max is None else str(d.max)
-    lo = "(no minimum)" if expr.min is None else str(d.min)
-    lines = [f"{expr.text}: mean {d.mean:.6f}, sd {d.sd:.6f}, range {lo}..{hi}, tail {d.tail:.3g}"]
-    lines.append(f"{'value':>8}  {'P(X = v)':>12}  {'P(X >= v)':>12}")
-    values, probs, at_least = _rows(d)
-    top = float(probs.max()) if probs.size else 1.0
-    if values.size <= max_rows:
-        lines += [_row(str(v), p, g, top) for v, p, g in zip(values, probs, at_least, strict=True)]
-        return lines
-    # fold each end while what it holds stays below FOLD_MASS
-    below = np.cumsum(probs)
-    first = int(np.searchsorted(below, FOLD_MASS, side="left"))
-    last = int(np.searchsorted(at_least[::-1], FOLD_MASS, side="left"))
-    last = values.size - 1 - last
-    first, last = min(first, last), max(first, last)
-    out: list[str] = []
-    if first:
-        out.append(
-            f"{'< ' + str(values[first]):>8}  {below[first - 1]:.10f}  {1.0:.10f}  ({first} rows folded)"
-        )
-    body = slice(first, last + 1)
-    bv, bp, bg = values[body], probs[body], at_least[body]
-    width = 1 if bv.size <= max_rows else math.ceil((int(bv[-1]) - int(bv[0]) + 1) / max_rows)
-    if width == 1:
-        out += [_row(str(v), p, g, top) for v, p, g in zip(bv, bp, bg, strict=True)]
-    else:
-        groups = (bv - bv[0]) // width
-        starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
-        sums = np.add.reduceat(bp, starts)
-        ends = np.r_[starts[1:], bv.size] - 1
-        gtop = float(sums.max())
-        for s, e, p in zip(starts, ends, sums, strict=True):
-            out.append(_row(f"{bv[s]}..{bv[e]}" if e > s else str(bv[s]), p, bg[s], gtop))
-    if last < values.size - 1:
-        folded = values.size - 1 - last
-        out.append(
-            f"{'> ' + str(values[last]):>8}  {at_least[last + 1]:.10f}  {at_least[last + 1]:.10f}"
-            f"  ({folded} rows folded)"
-        )
-    shown = f"{values.size} values of positive probability"
-    if width > 1:
-        shown += f"; the body grouped by {width} values"
-    lines += out
-    lines.append(f"({shown}; rows holding less than {FOLD_MASS:g} at either end folded)")
+    return f"{expr.text}: mean {d.mean:.4g}, sd {d.sd:.3g}"
+
+
+@dataclass(frozen=True)
+class _Column:
+    """One expression's probabilities by value, ``P(X <= v)`` from below and ``P(X >= v)``
+    from above (each a sum of positive terms, so a far value's small one is kept)."""
+
+    dist: Dist
+
+    def at(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        d = self.dist
+        idx = values - d.min if d.probs.size else np.zeros(0, dtype=np.int64)
+        inside = (idx >= 0) & (idx < d.probs.size)
+        below = np.concatenate(([0.0], np.cumsum(d.probs)))
+        above = np.concatenate((np.cumsum(d.probs[::-1])[::-1], [0.0])) + d.tail
+        eq = np.where(inside, d.probs[np.clip(idx, 0, max(d.probs.size - 1, 0))], 0.0)
+        k = np.clip(idx, 0, d.probs.size)
+        ge = np.where(idx < 0, 1.0, above[k])
+        le = np.where(idx < 0, 0.0, below[np.clip(idx + 1, 0, d.probs.size)] * 1.0)
+        return eq, ge, le
+
+
+def _shown_range(expr: DiceExpr, d: Dist) -> tuple[int, int]:
+    """The values shown one by one: the whole support of a bounded expression, and for
+    an unbounded one until :data:`SHOWN` of its mass is covered on that side."""
+    values, probs = d.values, d.probs
+    lo, hi = d.min, d.max
+    if expr.max is None and probs.size:
+        cut = int(np.searchsorted(np.cumsum(probs), SHOWN, side="left"))
+        hi = int(values[min(cut, probs.size - 1)])
+    if expr.min is None and probs.size:
+        cut = int(np.searchsorted(np.cumsum(probs[::-1]), SHOWN, side="left"))
+        lo = int(values[::-1][min(cut, probs.size - 1)])
+    return lo, hi
+
+
+def _rows(exprs: Sequence[DiceExpr]) -> tuple[list[str], list[list[tuple[float, float, float]]]]:
+    """Row labels and, per row, each expression's ``(P(= v), P(>= v), P(<= v))``."""
+    dists = [e.dist() for e in exprs]
+    ranges = [_shown_range(e, d) for e, d in zip(exprs, dists, strict=True)]
+    lo, hi = min(r[0] for r in ranges), max(r[1] for r in ranges)
+    support = np.zeros(hi - lo + 1, dtype=bool)
+    for d in dists:
+        v = d.values[(d.probs > 0) & (d.values >= lo) & (d.values <= hi)]
+        support[v - lo] = True
+    values = np.flatnonzero(support) + lo
+    columns = [_Column(d).at(values) for d in dists]
+    labels = [str(v) for v in values]
+    cells = [[(float(c[0][i]), float(c[1][i]), float(c[2][i])) for c in columns] for i in range(values.size)]
+    below = [d.probs[: max(lo - d.min, 0)].sum() for d in dists]
+    if any(b > 0 for b in below):
+        labels.insert(0, f"{lo - 1} or less")
+        cells.insert(0, [(b, 1.0, b) for b in below])
+    above = [d.probs[max(hi + 1 - d.min, 0) :].sum() + d.tail for d in dists]
+    if any(a > 0 for a in above):
+        labels.append(f"{hi + 1} or more")
+        cells.append([(a, a, 1.0) for a in above])
+    return labels, cells
+
+
+def table_lines(exprs: Sequence[DiceExpr]) -> list[str]:
+    """The lines ``critlab dice EXPR [EXPR ...]`` prints: one reading line an expression,
+    then the table (in blocks of column groups that fit :data:`WIDTH` columns)."""
+    labels, cells = _rows(exprs)
+    lines = [reading(e) for e in exprs]
+    label_w = max([len("value"), *map(len, labels)])
+    group_w = 3 * _CELL + 2 + 2  # three cells, a space between, and two before the group
+    per_block = max(1, (WIDTH - label_w) // group_w)
+    several = len(exprs) > 1
+    for start in range(0, len(exprs), per_block):
+        block = range(start, min(start + per_block, len(exprs)))
+        if start:
+            lines.append("")
+        if several:
+            lines.append(
+                (
+                    " " * label_w + "".join(f"  {exprs[j].text:^{group_w - 2}.{group_w - 2}}" for j in block)
+                ).rstrip()
+            )
+        head = " ".join(f"{c:>{_CELL}}" for c in _COLUMNS)
+        lines.append(f"{'value':>{label_w}}" + "".join(f"  {head}" for _ in block))
+        for label, row in zip(labels, cells, strict=True):
+            groups = (
+                " ".join(f"{percent(p) if p or k else '-':>{_CELL}}" for k, p in enumerate(row[j]))
+                for j in block
+            )
+            lines.append(f"{label:>{label_w}}" + "".join(f"  {g}" for g in groups).rstrip())
     return lines
 
 
-def _rows(d: Dist) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The values of positive probability, their probabilities and ``P(X >= v)`` (the
-    tail, above every value, included)."""
-    keep = d.probs > 0
-    values, probs = d.values[keep], d.probs[keep]
-    # summed from the top, so a far value's small P(X >= v) is not lost in 1 - cdf
-    at_least = np.cumsum(probs[::-1])[::-1] + d.tail
-    return values, probs, at_least
+def to_json(expr: DiceExpr) -> dict[str, Any]:
+    """``critlab dice --json``'s object for one expression: its notation, reading, exact
+    distribution (``"tail"`` last), mean and standard deviation, 15 significant digits."""
+    d = expr.dist()
+    return {
+        "expression": expr.text,
+        "reading": reading(expr),
+        "distribution": {str(k): number(v) for k, v in d.to_dict(tail=True).items()},
+        "mean": number(d.mean),
+        "sd": number(d.sd),
+    }
 
 
-def _row(label: str, p: float, at_least: float, top: float) -> str:
-    bar = "#" * round(p / top * BAR) if top > 0 else ""
-    return f"{label:>8}  {p:.10f}  {min(at_least, 1.0):.10f}  {bar}".rstrip()
+def compare(*expressions: str) -> Any:
+    """Several dice expressions side by side (AnyDice's favourite view): a DataFrame
+    indexed by value, one ``P(= v)`` column an expression, its ``.attrs`` the expressions.
+
+    ``.plot()`` of the frame is pandas'; :func:`plot_compare` draws it in the project's
+    style.
+
+    >>> df = compare("2d6", "1d12")
+    >>> df.loc[7].round(4).tolist(), list(df.columns)
+    ([0.1667, 0.0833], ['2d6', '1d12'])
+    """
+    import pandas as pd
+
+    if not expressions:
+        raise ValueError("compare needs at least one dice expression, e.g. compare('2d6', '1d12')")
+    exprs = [parse(e) for e in expressions]
+    dists = [e.dist() for e in exprs]
+    lo, hi = min(d.min for d in dists), max(d.max for d in dists)
+    values = np.arange(lo, hi + 1)
+    frame = pd.DataFrame({e.text: [d.pmf(int(v)) for v in values] for e, d in zip(exprs, dists, strict=True)})
+    frame.index = pd.Index(values, name="value")
+    frame.attrs["expressions"] = [e.text for e in exprs]
+    return frame
 
 
-__all__ = ["FOLD_MASS", "MAX_ROWS", "table_lines"]
+def plot_compare(*expressions: str, ax: Any = None, kind: str = "eq") -> Any:
+    """:func:`compare`'s distributions as lines in the project's style, one an expression;
+    ``kind="ge"`` draws ``P(X >= v)`` ("at least"). Returns the Axes."""
+    from critlab.analysis.display import new_axes
+    from critlab.analysis.style import variant_colors
+
+    frame = compare(*expressions)
+    if kind == "ge":
+        frame = frame[::-1].cumsum()[::-1]
+    elif kind != "eq":
+        raise ValueError(f"kind = {kind!r}: must be 'eq' (P(X = v)) or 'ge' (P(X >= v))")
+    ax = new_axes(ax)
+    colors = variant_colors(list(frame.columns))
+    for name in frame.columns:
+        ax.plot(frame.index, frame[name] * 100, marker="o", markersize=3, label=name, color=colors[name])
+    ax.set_xlabel("value")
+    ax.set_ylabel("P(X = v), %" if kind == "eq" else "P(X >= v), %")
+    ax.legend()
+    return ax
+
+
+__all__ = ["SHOWN", "WIDTH", "compare", "percent", "plot_compare", "reading", "table_lines", "to_json"]
