@@ -175,7 +175,19 @@ def run(
 
     per_task = blocks_per_task(n_blocks, threads)
     pending: dict[Future, int] = {}
-    next_block = 0
+    # Block 0 runs here, in the main thread, before any worker starts: a first call that
+    # compiles the kernels (tens of seconds) then compiles where Ctrl-C and SIGTERM land.
+    # A worker thread busy compiling cannot be stopped, and the pool, like the
+    # interpreter on its way out, would wait for it. Sums of integers: same tally.
+    try:
+        block(stream_state(seed, 0), size(0), total)
+    except BaseException:
+        if bar is not None:
+            bar.close()
+        raise
+    if bar is not None:
+        bar.update(size(0))
+    next_block = 1
     pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="critlab")
     try:
         while next_block < n_blocks or pending:

@@ -69,23 +69,40 @@ def probe_scheduler(host: str, port: int, timeout: float, handshake_timeout: flo
     where = f"tcp://{host}:{port}"
     try:
         with socket.create_connection((host.strip("[]"), port), timeout=timeout) as sock:
-            sock.settimeout(handshake_timeout)
-            head = b""
             deadline = time.monotonic() + handshake_timeout
-            while len(head) < 16 and time.monotonic() < deadline:
-                chunk = sock.recv(16 - len(head))
-                if not chunk:
-                    break
-                head += chunk
+            head = _receive(sock, 16, deadline)
+            if len(head) < 16:
+                raise ValueError(f"no Dask scheduler at {where}: it did not send Dask's handshake")
+            total, frames = struct.unpack("<QQ", head)
+            if not (1 <= frames <= 64 and 8 * (frames + 1) <= total <= 1 << 24):
+                raise ValueError(f"no Dask scheduler at {where}: another kind of server answers there")
+            # The whole handshake, not just its header: a peer that sends a plausible
+            # header and then nothing would hold Dask's client (which reads the rest
+            # without a time limit) for ever.
+            if len(_receive(sock, total - 8, deadline)) < total - 8:
+                raise ValueError(f"no Dask scheduler at {where}: its handshake stopped short")
     except TimeoutError:
-        raise ValueError(f"no Dask scheduler at {where}: no answer within {handshake_timeout:g} s") from None
+        raise ValueError(
+            f"no Dask scheduler at {where}: no complete handshake within {handshake_timeout:g} s"
+        ) from None
     except OSError as exc:
         raise ValueError(f"cannot reach the Dask scheduler at {where}: {exc.strerror or exc}") from None
-    if len(head) < 16:
-        raise ValueError(f"no Dask scheduler at {where}: it did not send Dask's handshake")
-    total, frames = struct.unpack("<QQ", head)
-    if not (1 <= frames <= 64 and 8 * (frames + 1) <= total <= 1 << 24):
-        raise ValueError(f"no Dask scheduler at {where}: another kind of server answers there")
+
+
+def _receive(sock: socket.socket, n: int, deadline: float) -> bytes:
+    """Up to ``n`` bytes from ``sock`` (fewer when the peer closes); ``TimeoutError`` when
+    they have not all arrived by ``deadline`` (``time.monotonic()``)."""
+    data = bytearray()
+    while len(data) < n:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        sock.settimeout(left)
+        chunk = sock.recv(min(n - len(data), 1 << 16))
+        if not chunk:
+            break
+        data += chunk
+    return bytes(data)
 
 
 @contextmanager

@@ -375,10 +375,28 @@ def _error(message: object) -> int:
     return 2
 
 
+def _terminated(signum: int, frame: object) -> None:
+    # SIGTERM (a cancelled CI job, `kill`) stops a run as Ctrl-C does: workers stopped,
+    # staging folders removed, one line and exit 130, instead of dying mid-write.
+    raise KeyboardInterrupt
+
+
+def _sigterm_as_interrupt() -> object | None:
+    """Route SIGTERM to :func:`_terminated` while :func:`main` runs; the previous handler
+    (``None`` where it is not the default, or off the main thread: left alone)."""
+    try:
+        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+            return None
+        return signal.signal(signal.SIGTERM, _terminated)
+    except ValueError:
+        return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``critlab`` console command: the exit status (0 done, 1 a
     validation failed, 2 bad input or a failure to run, 130 interrupted); every failure
     is one line on stderr."""
+    previous = _sigterm_as_interrupt()
     try:
         return _run(argv)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2, already printed)
@@ -400,6 +418,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _error(f"cannot write the output: {exc.strerror}")
         where = f": {exc.filename}" if exc.filename else ""
         return _error(f"{exc.strerror or exc}{where}")
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

@@ -338,23 +338,30 @@ def _exchange(a: Path, b: Path) -> bool:
 
 @contextmanager
 def _interrupts_deferred() -> Iterator[None]:
-    """Hold Ctrl-C back while the report is swapped in (then raise it), so an interrupt
-    never lands between the two renames of a system without an atomic exchange."""
+    """Hold Ctrl-C and SIGTERM back while the report is swapped in (then deliver them), so
+    an interrupt never lands between the two renames of a system without an atomic
+    exchange."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     caught: list[int] = []
+    previous: dict[int, object] = {}
     try:
-        previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, lambda signum, frame: caught.append(signum))
     except ValueError:
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-        if caught:
-            if callable(previous):
-                previous(signal.SIGINT, None)
-            elif previous == signal.SIG_DFL:
-                raise KeyboardInterrupt
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+        for signum in dict.fromkeys(caught):
+            handler = previous[signum]
+            if callable(handler):
+                handler(signum, None)
+            elif handler == signal.SIG_DFL:
+                if signum == signal.SIGINT:
+                    raise KeyboardInterrupt
+                signal.raise_signal(signum)  # the default: the process ends, the swap done
