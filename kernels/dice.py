@@ -3,10 +3,12 @@
 Every function takes the stream state ``s`` first (see :mod:`critlab.kernels.rng`) and is inlined
 into the kernels that call it: a call that is not inlined keeps the compiler from holding
 the stream in registers, and cost 3-5x on a damage roll. Expressions
-arrive in the encoding of :meth:`critlab.analysis.dice.notation.DiceExpr.encode`: one int64 row per
-term ``(sign, count, sides, keep_mode, keep, exploding, reroll_mode, reroll_at, explode_at,
-success_at)`` plus a constant; ``explode_at`` is the first face that explodes (``sides + 1``
-for a die that does not), ``success_at`` 0 for a term that is summed.
+arrive in the encoding of :mod:`critlab.analysis.dice.encode`: a program of int64 rows of
+:data:`WIDTH` columns plus a constant. A term's row holds ``(sign, count, faces, keep_mode,
+keep, explode kind, reroll mode, reroll interval, explosion interval, once, clamp interval,
+counting, count interval, botch interval, mul, div, face kind, extra rows, op)``, a die of
+listed faces followed by rows of its faces; groups are a group row, each member's rows
+closed by a member row, and a group-end row; a trailing comparison is a last row.
 """
 
 from __future__ import annotations
@@ -19,16 +21,41 @@ from numba.core.extending import intrinsic
 from critlab.kernels.jit import kernel
 from critlab.kernels.rng import die
 from critlab.kernels.vocab.dice import (  # noqa: F401  (re-exported: the encoding's names)
+    C_COUNTING,
+    C_CS_HI,
+    C_CS_LO,
+    C_DF_HI,
+    C_DF_LO,
+    C_DIV,
+    C_EXTRA,
+    C_FACE_KIND,
+    C_MUL,
+    C_OP,
+    EXPLODE_ADD,
+    EXPLODE_NONE,
+    EXPLODE_PENETRATING,
+    EXPLODE_SEPARATE,
+    FACES_FATE,
+    FACES_RANGE,
+    FACES_TABLE,
     KEEP_ALL,
     KEEP_HIGHEST,
     KEEP_LOWEST,
+    OP_COMPARE,
+    OP_GROUP,
+    OP_GROUP_END,
+    OP_MEMBER_END,
+    OP_TERM,
     REROLL_ALWAYS,
     REROLL_NONE,
     REROLL_ONCE,
+    WIDTH,
 )
 
-# Room for the dice of one keep/drop term (critlab.analysis.dice.notation.MAX_DICE is 100).
-SCRATCH_SIZE = 128
+# A keep selects at most half of a term's dice (at most 1000): 500 values; a group's
+# members' values follow them (at most 100 members).
+GROUP_BASE = 512
+SCRATCH_SIZE = 640
 
 
 @intrinsic
@@ -79,58 +106,179 @@ def roll_3d6(s):
 
 
 @kernel(inline="always")
+def _weight(v, counting, cs_lo, cs_hi, df_lo, df_hi):
+    """A kept total's part of its term: the total itself, or when counting 1 for a
+    success, -1 for a botch, 0 otherwise."""
+    if counting == 0:
+        return v
+    w = 0
+    if cs_lo <= v <= cs_hi:
+        w += 1
+    if df_lo <= v <= df_hi:
+        w -= 1
+    return w
+
+
+@kernel(inline="always")
+def _select(scratch, base, filled, size, high, r):
+    """Offer ``r`` to the ``size`` most extreme values kept sorted ascending in
+    ``scratch[base:base + size]`` (the highest if ``high``, else the lowest); returns the
+    new fill."""
+    if filled < size:
+        j = base + filled
+        while j > base and scratch[j - 1] > r:
+            scratch[j] = scratch[j - 1]
+            j -= 1
+        scratch[j] = r
+        return filled + 1
+    if high:
+        if r > scratch[base]:
+            j = base
+            while j + 1 < base + size and scratch[j + 1] < r:
+                scratch[j] = scratch[j + 1]
+                j += 1
+            scratch[j] = r
+    elif r < scratch[base + size - 1]:
+        j = base + size - 1
+        while j > base and scratch[j - 1] > r:
+            scratch[j] = scratch[j - 1]
+            j -= 1
+        scratch[j] = r
+    return filled
+
+
+@kernel(inline="always")
+def _kept(scratch, base, size, counting, cs_lo, cs_hi, df_lo, df_hi):
+    w = 0
+    for i in range(base, base + size):
+        w += _weight(scratch[i], counting, cs_lo, cs_hi, df_lo, df_hi)
+    return w
+
+
+@kernel(inline="always")
+def _selection(mode, keep, n):
+    """``(size, high, holds_kept)`` of a keep over ``n`` values: the kept values, or the
+    dropped ones where they are fewer (then subtracted from the whole)."""
+    holds_kept = keep <= n - keep
+    size = keep if holds_kept else n - keep
+    return size, (mode == KEEP_HIGHEST) == holds_kept, holds_kept
+
+
+@kernel(inline="always")
 def roll_expr(s, terms, constant, scratch):
     """One roll of an encoded dice expression (see module docstring).
 
-    Per die: a face, rolled again while ``rr`` (or once for ``ro``) finds it at or below
-    the reroll face; then, while the last roll is at or above the exploding face, another
-    roll (never rerolled) is added. Across the term, kept totals are sorted into
-    ``scratch`` by insertion; the term is their sum, or with ``success_at`` the number of
-    them at or above it.
+    Rows are read in order: a term rolls its dice; a group collects its members' values
+    (each member's rows, closed by a member row) and keeps or counts them; a comparison
+    turns the total into 1 or 0. Per die: a face (from the die's faces), rolled again
+    while ``rr`` (or once for ``ro``) finds it in the reroll interval; clamped; then while
+    the last roll is in the explosion interval another plain roll is added (minus 1 when
+    penetrating; once at most with ``o``), or with ``x`` enters the pool as a die of its
+    own. Kept totals are chosen by a bounded selection in ``scratch``; a term is the sum
+    of its kept totals or of their counts, scaled, signed.
 
     Each die is rolled at a single place in the code: every kernel inlines this
     function, and the compile time grows with the number of dice written out. A die
     written in the first form of the notation draws exactly the rolls it always did.
     """
     total = constant
-    for t in range(terms.shape[0]):
+    member = 0
+    in_group = False
+    members = 0
+    n_rows = terms.shape[0]
+    t = 0
+    while t < n_rows:
+        op = terms[t, C_OP]
+        if op == OP_GROUP:
+            in_group, members, member = True, 0, 0
+            t += 1
+            continue
+        if op == OP_MEMBER_END:
+            member += terms[t, 1]
+            if terms[t, C_COUNTING] != 0:
+                member = 1 if terms[t, C_CS_LO] <= member <= terms[t, C_CS_HI] else 0
+            scratch[GROUP_BASE + members] = member
+            members += 1
+            member = 0
+            t += 1
+            continue
+        if op == OP_COMPARE:
+            total = 1 if terms[t, C_CS_LO] <= total <= terms[t, C_CS_HI] else 0
+            t += 1
+            continue
         sign, count, sides = terms[t, 0], terms[t, 1], terms[t, 2]
         mode, keep = terms[t, 3], terms[t, 4]
-        reroll_mode, reroll_at, explode_at, success_at = terms[t, 6], terms[t, 7], terms[t, 8], terms[t, 9]
+        counting, cs_lo, cs_hi = terms[t, C_COUNTING], terms[t, C_CS_LO], terms[t, C_CS_HI]
+        df_lo, df_hi = terms[t, C_DF_LO], terms[t, C_DF_HI]
+        mul, div, extra = terms[t, C_MUL], terms[t, C_DIV], terms[t, C_EXTRA]
         v = 0
-        for i in range(count):
-            r = 0
-            first = True  # still choosing the face the die is left with
-            rerolled = False
-            while True:
-                face = die(s, sides)
-                if first and face <= reroll_at:
-                    if reroll_mode == REROLL_ALWAYS or (reroll_mode == REROLL_ONCE and not rerolled):
-                        rerolled = True
-                        continue
-                first = False
-                r += face
-                if face < explode_at:
-                    break
-            if mode == KEEP_ALL:
-                if success_at == 0:
-                    v += r
-                elif r >= success_at:
-                    v += 1
-            else:
-                j = i
-                while j > 0 and scratch[j - 1] > r:
-                    scratch[j] = scratch[j - 1]
-                    j -= 1
-                scratch[j] = r
+        everything = 0
+        filled = 0
+        n = members if op == OP_GROUP_END else count
+        size, high, holds_kept = _selection(mode, keep, n)
+        if op == OP_GROUP_END:
+            for i in range(members):
+                r = scratch[GROUP_BASE + i]
+                if mode == KEEP_ALL:
+                    v += _weight(r, counting, cs_lo, cs_hi, df_lo, df_hi)
+                else:
+                    everything += _weight(r, counting, cs_lo, cs_hi, df_lo, df_hi)
+                    filled = _select(scratch, 0, filled, size, high, r)
+            in_group = False
+        else:
+            explode, rr_mode, rr_lo, rr_hi = terms[t, 5], terms[t, 6], terms[t, 7], terms[t, 8]
+            ex_lo, ex_hi, once = terms[t, 9], terms[t, 10], terms[t, 11]
+            cl_lo, cl_hi = terms[t, 12], terms[t, 13]
+            kind = terms[t, C_FACE_KIND]
+            for _ in range(count):
+                r = 0
+                first = True  # still choosing the face the die is left with
+                rerolled = False
+                added = 0
+                while True:
+                    face = die(s, sides)
+                    if kind == FACES_FATE:
+                        face -= 2
+                    elif kind == FACES_TABLE:
+                        face = terms[t + 1 + (face - 1) // WIDTH, (face - 1) % WIDTH]
+                    part = face
+                    if first:
+                        if rr_mode != REROLL_NONE and rr_lo <= face <= rr_hi:
+                            if rr_mode == REROLL_ALWAYS or not rerolled:
+                                rerolled = True
+                                continue
+                        first = False
+                        face = min(max(face, cl_lo), cl_hi)
+                        part = face
+                    else:
+                        added += 1
+                        if explode == EXPLODE_PENETRATING:
+                            part = face - 1
+                    if explode == EXPLODE_SEPARATE:
+                        v += _weight(part, counting, cs_lo, cs_hi, df_lo, df_hi)
+                    else:
+                        r += part
+                    if explode == 0 or face < ex_lo or face > ex_hi or (once != 0 and added == 1):
+                        break
+                if explode == EXPLODE_SEPARATE:
+                    continue
+                if mode == KEEP_ALL:
+                    v += _weight(r, counting, cs_lo, cs_hi, df_lo, df_hi)
+                else:
+                    everything += _weight(r, counting, cs_lo, cs_hi, df_lo, df_hi)
+                    filled = _select(scratch, 0, filled, size, high, r)
         if mode != KEEP_ALL:
-            lo, hi = (count - keep, count) if mode == KEEP_HIGHEST else (0, keep)
-            for i in range(lo, hi):
-                if success_at == 0:
-                    v += scratch[i]
-                elif scratch[i] >= success_at:
-                    v += 1
-        total += sign * v
+            w = _kept(scratch, 0, size, counting, cs_lo, cs_hi, df_lo, df_hi)
+            v = w if holds_kept else everything - w
+        if mul != 1:
+            v *= mul
+        if div != 1:
+            v //= div
+        t += 1 + extra
+        if in_group:
+            member += sign * v
+        else:
+            total += sign * v
     return total
 
 

@@ -1,7 +1,8 @@
 """Specialised rolls for the simple dice expressions most weapons use.
 
-An expression of at most one term of added dice that keeps them all, with no reroll and
-no success count (``1d8``, ``2d6+1``, ``1d6!``, ``3d10!>=9-2``, a constant) is rolled by a
+An expression of at most one term of added dice with faces ``1..X`` that keeps them all,
+with no reroll, clamp, count or scale, exploding (if at all) on every face from one up,
+again and again (``1d8``, ``2d6+1``, ``1d6!``, ``3d10!>=9-2``, a constant) is rolled by a
 loop over scalars; any other goes to the generic interpreter
 :func:`critlab.kernels.dice.roll_expr`. The specialised roll draws the very same dice in
 the same order as the interpreter (one :func:`~critlab.kernels.rng.die` per die, again
@@ -11,15 +12,14 @@ and its reroll, keep and success bookkeeping on every die.
 
 A :func:`plan` of an encoded expression is ``(simple, count, sides, explode_at)``:
 
->>> from critlab.kernels.dice import KEEP_ALL
->>> import numpy as np
->>> plan(np.array([[1, 2, 6, KEEP_ALL, 0, 0, 0, 0, 7, 0]]))      # 2d6: no face explodes
+>>> from critlab.analysis.dice.notation import parse
+>>> plan(parse("2d6").encode()[0])                               # 2d6: no face explodes
 (True, 2, 6, 7)
->>> plan(np.array([[1, 1, 6, KEEP_ALL, 0, 1, 0, 0, 6, 0]]))      # 1d6!
+>>> plan(parse("1d6!").encode()[0])
 (True, 1, 6, 6)
->>> plan(np.zeros((0, 10), dtype=np.int64))                      # a constant: no dice
+>>> plan(parse("3").encode()[0])                                 # a constant: no dice
 (True, 0, 1, 2)
->>> plan(np.array([[1, 4, 6, 1, 3, 0, 0, 0, 7, 0]]))[0]          # 4d6kh3: the interpreter
+>>> plan(parse("4d6kh3").encode()[0])[0]                         # 4d6kh3: the interpreter
 False
 """
 

@@ -185,7 +185,7 @@ def test_negative_leading_term_after_double_dash(capsys):
     assert json.loads(capsys.readouterr().out)["mean"] == pytest.approx(3.5)
 
 
-@pytest.mark.parametrize("expr", ["2d6x", "0d6", "3d6kh4", "d0", "1d6+", "hello"])
+@pytest.mark.parametrize("expr", ["2d6y", "0d6!", "3d6kh4", "d0", "1d6+", "hello"])
 def test_bad_expression_exits_2_with_one_line(capsys, expr):
     assert run(["dice", expr, "--json"]) == 2
     captured = capsys.readouterr()

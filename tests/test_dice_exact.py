@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from critlab.analysis.dice import exact as de
-from critlab.analysis.dist import Dist
 from critlab.analysis.dice.notation import dice_dist, parse
+from critlab.analysis.dist import Dist
 
 # icepool is exact in integers where it does not truncate; float64 over a few hundred
 # terms rounds near 1e-16, so 1e-12 separates rounding from any real difference.
@@ -27,6 +27,7 @@ DEPTH = 40
 d2, d4, d6, d8, d10, d20 = (icepool.d(n) for n in (2, 4, 6, 8, 10, 20))
 
 
+# rr<=T / ro<=T: "T or less" (a bare T is T alone, as in the field's tools)
 def rr(die: icepool.Die, t: int) -> icepool.Die:
     return die.reroll(range(1, t + 1), depth="inf")
 
@@ -55,22 +56,22 @@ def successes(die: icepool.Die, at: int) -> icepool.Die:
 EXACT = {
     # rerolls
     "1d20rr1": rr(d20, 1),
-    "2d6ro2": 2 @ ro(d6, 2),
+    "2d6ro<=2": 2 @ ro(d6, 2),
     "1d2ro1": ro(d2, 1),
-    "3d8rr3": 3 @ rr(d8, 3),
-    "2d6ro2+1d20rr1-3": 2 @ ro(d6, 2) + rr(d20, 1) - 3,
+    "3d8rr<=3": 3 @ rr(d8, 3),
+    "2d6ro<=2+1d20rr1-3": 2 @ ro(d6, 2) + rr(d20, 1) - 3,
     # rerolls then keep / drop
     "4d6ro1dl1": ro(d6, 1).highest(4, 3),
     "4d6rr1kl2": rr(d6, 1).lowest(4, 2),
-    "3d6rr2dh1": rr(d6, 2).lowest(3, 2),
-    "5d10ro3kh1": ro(d10, 3).highest(5, 1),
+    "3d6rr<=2dh1": rr(d6, 2).lowest(3, 2),
+    "5d10ro<=3kh1": ro(d10, 3).highest(5, 1),
     # success counting, kept or not, composed with sums
     "5d10cs>=8": 5 @ successes(d10, 8),
     "8d10cs>=7": 8 @ successes(d10, 7),
     "10d10cs>=1": 10 @ successes(d10, 1),
     "6d6kh3cs>=5": successes(d6, 5).highest(6, 3),
     "5d8kl2cs>=3": successes(d8, 3).lowest(5, 2),
-    "4d6rr2cs>=5": 4 @ successes(rr(d6, 2), 5),
+    "4d6rr<=2cs>=5": 4 @ successes(rr(d6, 2), 5),
     "5d10cs>=8-1d4": 5 @ successes(d10, 8) - d4,
     "3d6ro1cs>=4+2d6": 3 @ successes(ro(d6, 1), 4) + 2 @ d6,
 }
@@ -83,8 +84,8 @@ EXPLODING = {
     # rerolls then explosions (the added rolls are never rerolled)
     "1d6ro1!": rerolled_boom(ro(d6, 1), d6),
     "1d6rr1!": rerolled_boom(rr(d6, 1), d6),
-    "2d8ro2!>=7": 2 @ rerolled_boom(ro(d8, 2), d8, 7),
-    "1d6rr4!>=5": rerolled_boom(rr(d6, 4), d6, 5),  # every face left explodes, once at least
+    "2d8ro<=2!>=7": 2 @ rerolled_boom(ro(d8, 2), d8, 7),
+    "1d6rr<=4!>=5": rerolled_boom(rr(d6, 4), d6, 5),  # every face left explodes, once at least
     # keep / drop over exploded totals (roll-and-keep)
     "3d10!kh2": boom(d10).highest(3, 2),
     "5d10!kh3": boom(d10).highest(5, 3),
@@ -147,7 +148,7 @@ def test_roll_and_keep_matches_icepool_at_depth_30_to_1e9():
     ("text", "mean"),
     [
         ("1d6!", 4.2),
-        ("2d6ro2", 25 / 3),
+        ("2d6ro<=2", 25 / 3),
         ("1d20rr1", 11.0),
         ("4d6ro1dl1", 22283789 / 1679616),
         ("1d6!>=5", 21 / 4),
@@ -167,7 +168,7 @@ def test_reference_means(text, mean):
 
 
 def test_exact_references_to_1e12():
-    assert dice_dist("2d6ro2").mean == pytest.approx(25 / 3, abs=1e-12)
+    assert dice_dist("2d6ro<=2").mean == pytest.approx(25 / 3, abs=1e-12)
     assert dice_dist("4d6ro1dl1").mean == pytest.approx(22283789 / 1679616, abs=1e-12)
     assert dice_dist("5d10cs>=8").mean == pytest.approx(1.5, abs=1e-12)
     d = dice_dist("1d20rr1")
@@ -259,15 +260,15 @@ def dice_term(draw):
     text = f"{count}d{sides}"
     explodes = False
     if draw(st.booleans()):
-        text += f"{draw(st.sampled_from(['rr', 'ro']))}{draw(st.integers(1, sides - 1))}"
+        text += f"{draw(st.sampled_from(['rr', 'ro']))}<={draw(st.integers(1, sides - 1))}"
     if draw(st.booleans()):
         # explosions of at least half the faces keep the supports short
         at = draw(st.integers(max(2, (sides + 1) // 2), sides))
         text += "!" if at == sides else f"!>={at}"
         explodes = True
     if draw(st.booleans()):
-        op = draw(st.sampled_from(["kh", "kl", "dh", "dl"]))
-        k = draw(st.integers(1, count) if op in ("kh", "kl") else st.integers(0, count - 1))
+        op = draw(st.sampled_from(["kh", "kl", "dh", "dl"] if count > 1 else ["kh", "kl"]))
+        k = draw(st.integers(1, count) if op in ("kh", "kl") else st.integers(1, count - 1))
         text += f"{op}{k}"
     if draw(st.booleans()):
         text += f"cs>={draw(st.integers(1, sides + (5 if explodes else 0)))}"
@@ -296,7 +297,7 @@ def test_sums_to_one_with_the_tail_and_within_bounds(text):
         assert d.min == e.min
     if e.max is not None:
         assert d.max == e.max
-    assert (e.max is None) == any(t.exploding and not t.success_at and t.sign > 0 for t in e.terms)
+    assert (e.max is None) == any(t.exploding and not t.count_kind and t.sign > 0 for t in e.terms)
 
 
 @PROPERTY

@@ -19,9 +19,9 @@ def run_json(argv: list[str], capsys) -> tuple[int, dict]:
 
 
 def test_crit_range_damage_with_a_reroll(capsys):
-    status, out = run_json(["exact", "crit-range", *BASE, "--damage", "2d6ro2"], capsys)
-    assert status == 0 and out["params"]["damage"] == "2d6ro2"
-    # naturals 10..19 hit, 20 is a crit (2d6ro2 plus an exploding 1d6): 25/3 each, 4.2 more
+    status, out = run_json(["exact", "crit-range", *BASE, "--damage", "2d6ro<=2"], capsys)
+    assert status == 0 and out["params"]["damage"] == "2d6ro<=2"
+    # naturals 10..19 hit, 20 is a crit (2d6ro<=2 plus an exploding 1d6): 25/3 each, 4.2 more
     expected = 0.5 * 25 / 3 + 0.05 * (25 / 3 + 4.2)
     assert out["metrics"]["expected_damage"] == pytest.approx(expected, abs=1e-9)
     assert sum(out["distributions"]["damage"].values()) == pytest.approx(1.0, abs=1e-12)
@@ -47,7 +47,7 @@ def test_crit_dice_without_a_bang_explode_keeping_their_reroll(capsys):
 
 
 @pytest.mark.parametrize(
-    "flags", [["--damage", "2d6ro2"], ["--crit-dice", "1d6!>=5"], ["--damage", "4d6!kh2"]]
+    "flags", [["--damage", "2d6ro<=2"], ["--crit-dice", "1d6!>=5"], ["--damage", "4d6!kh2"]]
 )
 def test_crit_range_validates(flags, capsys):
     status, out = run_json(

@@ -114,7 +114,9 @@ FEATURES = [
     "2d6ro2",  # reroll once
     "1d6!>=5",  # explosion threshold
     "1d6ro1!",  # reroll, then explode with plain rolls
-    "1d6rr4!>=5",  # every face left explodes
+    "1d6rr<=4!>=5",  # every face left explodes
+    "1d6rr2",  # a bare number is equality: only 2s rerolled
+    "2d6ro<3",  # "less than 3" once
     "6d10!kh3",  # roll and keep
     "3d6!kl2",  # keep lowest exploded totals (the tail dropped once kept dice are lower)
     "4d6ro1dl1",  # reroll, then drop
@@ -122,6 +124,31 @@ FEATURES = [
     "6d10!kh3cs>=8",  # successes among kept exploded totals
     "3d6!cs>=9",  # a success only an explosion reaches
     "5d10cs>=8-1d4+2d6rr1",  # composed with sums and modifiers
+    "2d6mi3",  # clamps
+    "3d6mi2ma4",
+    "1d6!o",  # explode once
+    "2d6!=3",  # explode on a 3 only
+    "1d6!p",  # penetrating
+    "2d4!p>=3",
+    "5d10x10cs>=8",  # each added roll a die of its own
+    "4d6xcs>=5df=1",
+    "3d6x>=5",
+    "10d10cs>=6df=1",  # botches
+    "6d6cf<=2",
+    "4d6kh2cs=6",  # counts over kept dice
+    "4dF",  # faces
+    "1d%",
+    "2d{1,1,2,5}",
+    "3d{-2,0,3}kl2",
+    "2d6*2-1d6/2",  # scale
+    "1d20+5>=15",  # a comparison
+    "{1d8!, 1d6!}kh1",  # groups
+    "{1d6, 1d6, 1d8, 1d12}kh2",
+    "{2d6, 1d12, 1d10+1}kl1",
+    "{1d6, 1d8, 1d10}cs>=5",
+    "{1d20>=11, 1d20>=11, 1d20>=11}",
+    "{1d6, 1d6}*2+1d4",
+    "5d6kh4+1d8kl1",  # keep more than half (the dropped dice selected)
 ]
 
 

@@ -54,7 +54,6 @@ ICEPOOL = {
     "4d10dh1": d10.lowest(4, 3),
     "5d12kh2+1d4": d12.highest(5, 2) + d4,
     "3d20kh1-2d20kl1": d20.highest(3, 1) - d20.lowest(2, 1),
-    "4d6dl0": 4 @ d6,
     "3d6kh3": 3 @ d6,
     # exploding
     "1d6!": boom(d6),
@@ -172,20 +171,21 @@ def test_min_and_max_include_modifiers(text, lo, hi):
 def test_encode_rows():
     terms, constant = parse("4d6dl1+2d8kl1-1d6!+3").encode()
     assert terms.dtype == np.int64 and constant == 3
-    # sign, count, sides, keep mode, keep, exploding, reroll mode, reroll face, first
-    # exploding face (sides + 1: none), success threshold (0: summed)
-    assert terms.tolist() == [
-        [1, 4, 6, KEEP_HIGHEST, 3, 0, 0, 0, 7, 0],
-        [1, 2, 8, KEEP_LOWEST, 1, 0, 0, 0, 9, 0],
-        [-1, 1, 6, KEEP_ALL, 0, 1, 0, 0, 6, 0],
+    # the first six columns: sign, count, sides, keep mode, keep, explosion kind (1: '!');
+    # then the explosion's interval (the maximum and up)
+    assert terms[:, :6].tolist() == [
+        [1, 4, 6, KEEP_HIGHEST, 3, 0],
+        [1, 2, 8, KEEP_LOWEST, 1, 0],
+        [-1, 1, 6, KEEP_ALL, 0, 1],
     ]
+    assert terms[2, 9] == 6 and terms[2, 10] >= 10**9
     empty, c = parse("-4").encode()
-    assert empty.shape == (0, 10) and c == -4
+    assert empty.shape == (0, 24) and c == -4
 
 
 def test_spacing_case_and_sign_forms_agree():
     base = dice_dist("2d6+1")
-    for text in ("2D6+1", " 2d6 + 1 ", "1+2d6", "2d6+0+1"):
+    for text in ("2D6+1", " 2d6 + 1 ", "1+2d6", "2d6+0+1", "2 d 6 + 1"):
         assert dice_dist(text).allclose(base, atol=0.0), text
 
 
@@ -198,8 +198,8 @@ def test_spacing_case_and_sign_forms_agree():
         ("2d6+-1d6", "-1d6"),  # a sign where a term belongs
         ("d0", "d0"),
         ("3d0+1", "d0"),
-        ("0d6", "count 0"),
-        ("101d6", "count 101"),
+        ("0d6!", "0 dice take no suffix"),
+        ("1001d6", "count 1001"),
         ("1d1001", "d1001"),
         ("3d6kh4", "keeps 4"),
         ("5d8kl6", "keeps 6"),
@@ -207,14 +207,13 @@ def test_spacing_case_and_sign_forms_agree():
         ("3d6dl3", "drops 3"),
         ("3d6dh4", "drops 4"),
         ("1d1!", "d1"),
-        ("2d6x", "'x'"),
+        ("2d6y", "'y'"),
         ("foo", "'foo'"),
         ("2d6+", "end of text"),
         ("2d6 + 1 zz", "'zz'"),
         ("2d6kh", "'kh'"),
-        ("4d6 dl1", "'dl1'"),
-        ("1d6!!", "'!'"),
-        ("2 d6", "'d6'"),
+        ("1d6!!!", "second explosion"),
+        ("4d6dl0", "drops 0"),
         ("1d20+9999999", "constant 9999999"),
         ("", "empty"),
         ("   ", "empty"),

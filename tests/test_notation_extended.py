@@ -9,6 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from critlab.analysis.dice.grammar import MAX_TEXT
+from critlab.analysis.dice.limits import MAX_SUM_WORK
 from critlab.analysis.dice.notation import (
     KEEP_ALL,
     KEEP_HIGHEST,
@@ -16,40 +18,53 @@ from critlab.analysis.dice.notation import (
     MAX_POOL_WORK,
     MAX_SPAN,
     MAX_TOTAL_DICE,
-    REROLL_ALWAYS,
-    REROLL_NONE,
-    REROLL_ONCE,
+    UNBOUNDED,
     DiceExpr,
     limits,
     parse,
 )
 
+U = UNBOUNDED
+
 
 @pytest.mark.parametrize(
     ("text", "fields"),
     [
-        ("1d20rr1", dict(reroll_mode=REROLL_ALWAYS, reroll_at=1)),
-        ("2d6ro2", dict(reroll_mode=REROLL_ONCE, reroll_at=2)),
-        ("1d6!>=5", dict(exploding=True, explode_at=5)),
-        ("1d6!>=6", dict(exploding=True, explode_at=0)),  # the maximum: the same as '!'
+        ("1d20rr1", dict(reroll_mode="rr", reroll=(1, 1))),  # a bare number is equality
+        ("2d6ro2", dict(reroll_mode="ro", reroll=(2, 2))),
+        ("2d6ro<=2", dict(reroll_mode="ro", reroll=(-U, 2))),
+        ("1d6rr<3", dict(reroll_mode="rr", reroll=(-U, 2))),
+        ("1d6!>=5", dict(exploding=True, explode_at=(5, U))),
+        ("1d6!", dict(exploding=True)),  # the maximum
+        ("1d6!!", dict(exploding=True)),  # an alias
+        ("1d6!o", dict(exploding=True, explode_once=True)),
+        ("1d6!p", dict(exploding=True, explode_kind="!p")),
+        ("5d10x10", dict(exploding=True, explode_kind="x")),  # on the maximum
+        ("5d10x>=9", dict(exploding=True, explode_kind="x", explode_at=(9, U))),
+        ("2d6mi3", dict(clamp=(3, U))),
+        ("2d6ma5", dict(clamp=(-U, 5))),
+        ("2d6mi2ma5", dict(clamp=(2, 5))),
         ("6d10!kh3", dict(exploding=True, keep_mode=KEEP_HIGHEST, keep=3)),
+        ("6d10!k3", dict(exploding=True, keep_mode=KEEP_HIGHEST, keep=3)),
         ("6d10!dl3", dict(exploding=True, keep_mode=KEEP_HIGHEST, keep=3)),
-        ("4d6ro1dh1", dict(reroll_mode=REROLL_ONCE, reroll_at=1, keep_mode=KEEP_LOWEST, keep=3)),
-        ("5d10cs>=8", dict(success_at=8)),
-        ("6d10!kh3cs>=8", dict(exploding=True, keep_mode=KEEP_HIGHEST, keep=3, success_at=8)),
-        ("3d6!cs>=20", dict(exploding=True, success_at=20)),  # reachable by explosion
-        (
-            "2d8rr1!>=7kl1cs>=3",
-            dict(reroll_mode=1, reroll_at=1, exploding=True, explode_at=7, keep_mode=2, keep=1, success_at=3),
-        ),  # fmt: skip
-        ("4d6dl0cs>=4", dict(keep_mode=KEEP_ALL, success_at=4)),
+        ("4d6ro1dh1", dict(reroll_mode="ro", reroll=(1, 1), keep_mode=KEEP_LOWEST, keep=3)),
+        ("5d10cs>=8", dict(count_kind="cs", count_range=(8, U))),
+        ("10d10cs>=6df=1", dict(count_kind="cs", count_range=(6, U), botch=(1, 1))),
+        ("5d10cf<=2", dict(count_kind="cf", count_range=(-U, 2))),
+        ("3d6*2", dict(mul=2)),
+        ("1d6/2", dict(div=2)),
+        ("4dF", dict(face_kind="fate", sides=3)),
+        ("d%", dict(sides=100)),
+        ("d{1,1,2}", dict(face_kind="list", faces=(1, 1, 2), sides=3)),
+        ("3d6kh3", dict()),  # keeping every die keeps them all
     ],
 )
 def test_suffixes_make_the_term(text, fields):
     (term,) = parse(text).terms
     defaults = dict(
-        keep_mode=KEEP_ALL, keep=0, exploding=False, reroll_mode=REROLL_NONE, reroll_at=0, explode_at=0,
-        success_at=0,
+        keep_mode=KEEP_ALL, keep=0, exploding=False, reroll_mode="", reroll=None, clamp=None,
+        explode_kind="!", explode_at=None, explode_once=False, count_kind="", count_range=None,
+        botch=None, mul=1, div=1, face_kind="sides",
     )  # fmt: skip
     for name, value in {**defaults, **fields}.items():
         assert getattr(term, name) == value, (text, name)
@@ -60,8 +75,16 @@ def test_suffixes_make_the_term(text, fields):
     [
         ("6d10!>=10dl3cs>=8", "6d10!kh3cs>=8"),
         ("4D6ro1dh1", "4d6ro1kl3"),
-        ("d20rr1", "1d20rr1"),
-        ("2d8rr1!>=7kl1cs>=3", "2d8rr1!>=7kl1cs>=3"),
+        ("d20rr=1", "1d20rr1"),
+        ("2d8rr<=1!>=7kl1cs>=3", "2d8rr<=1!>=7kl1cs>=3"),
+        ("5d10X10CS>=8", "5d10xcs>=8"),
+        ("10d10cs>5df<2", "10d10cs>=6df<=1"),
+        ("4df", "4dF"),
+        ("d{1, 1, 2}", "1d{1,1,2}"),
+        ("2d6mi3", "2d6mi3"),
+        ("1d6!!o", "1d6!o"),
+        ("1d6!p>=5", "1d6!p>=5"),
+        ("3d6*2", "3d6*2"),
     ],
 )
 def test_canonical_notation_parses_back_to_the_same_term(text, canonical):
@@ -76,7 +99,7 @@ def test_canonical_notation_parses_back_to_the_same_term(text, canonical):
         ("1d20rr1", 2, 20),
         ("2d6ro2", 2, 12),
         ("1d6!>=5", 1, None),
-        ("1d6rr4!>=5", 6, None),  # every face left explodes, so a total is at least 5 + 1
+        ("1d6rr<=4!>=5", 6, None),  # every face left explodes, so a total is at least 5 + 1
         ("5d10cs>=8", 0, 5),
         ("5d10!cs>=8", 0, 5),  # success counting bounds an explosion
         ("5d10cs>=1", 5, 5),
@@ -84,6 +107,14 @@ def test_canonical_notation_parses_back_to_the_same_term(text, canonical):
         ("5d10cs>=8-1d4", -4, 4),
         ("10-3d6!cs>=4", 7, 10),
         ("10-3d6!>=4kh2", None, 8),
+        ("1d6!o", 1, 12),  # one added roll at most
+        ("10d10cs>=6df1", -10, 10),
+        ("4dF", -4, 4),
+        ("2d6mi3", 6, 12),
+        ("1d6/2", 0, 3),
+        ("1d20+5>=15", 0, 1),
+        ("{1d8, 1d6}kh1", 1, 8),
+        ("5d10x10cs>=8", 0, None),  # every added roll may count
     ],
 )
 def test_bounds_are_values_of_positive_probability(text, lo, hi):
@@ -118,33 +149,52 @@ def test_crit_dice_made_to_explode_keep_their_reroll_and_threshold():
 @pytest.mark.parametrize(
     ("text", "bad_part"),
     [
-        ("1d6rr6", "never stops"),  # rr on every face
-        ("1d6rr6", "'rr6'"),
-        ("1d6ro7", "every face"),
-        ("1d6rr0", "rerolls nothing"),
-        ("1d1rr1", "d1"),
-        ("1d6!>=1", "never stops"),
-        ("1d6!>=7", "can never explode"),
-        ("1d6!>=", "'!>='"),
-        ("1d6!5", "'!5'"),
+        ("1d6rr<=6", "never stops"),  # rr on every face
+        ("1d6rr<=6", "'rr<=6'"),
+        ("1d1rr1", "never stops"),
+        ("1d6ro7", "meets no face"),
+        ("1d6rr0", "meets no face"),
+        ("1d6!>=1", "every face"),
+        ("1d1!", "every face"),
+        ("1d6!>=7", "meets no face"),
+        ("1d6!>=", "a number after '>='"),
+        ("dF!<=0", "below 0"),  # an explosion that lowers the total without end
         ("6d10!kh7", "keeps 7"),  # keep more than rolled
+        ("3d6kh0", "keeps 0"),
         ("6d10!dl6", "drops 6"),
-        ("5d10cs>=11", "can never succeed"),  # a threshold above any total, no explosion
-        ("5d10cs>=0", "cs>=0"),
-        ("5d10cs8", "'cs8'"),
-        ("5d10cs", "'cs'"),
+        ("4d6dl0", "drops 0"),
+        ("5d10cs>=11", "meets no total"),  # a threshold above any total, no explosion
+        ("5d10cs>=8df>=11", "botch selector meets no total"),
+        ("5d10cs", "a number"),
         ("6d10kh3!", "comes after 'kh3'"),  # wrong order
         ("6d10cs>=8kh3", "comes after 'cs>=8'"),
         ("1d6!rr1", "comes after '!'"),
+        ("2d6*2mi3", "comes after '*2'"),
         ("1d6rr1ro1", "second reroll"),
         ("6d10kh3dl1", "second keep"),
-        ("1d6!!", "'!'"),
         ("1d6!>=5!", "second explosion"),
-        ("5d10cs>=8cs>=9", "second success"),
-        ("4d6 dl1", "'dl1'"),
-        ("2d6rr1x", "'x'"),
+        ("1d6!!!", "second explosion"),
+        ("5d10cs>=8cs>=9", "second count"),
+        ("2d6mi3!", "clamps or explodes"),
+        ("1d6mi7", "inside the faces"),
+        ("2d6mi5ma3", "may not exceed"),
+        ("1d6!po", "no 'once'"),
+        ("1d6*0", "scale by 1..100"),
+        ("1d6/101", "scale by 1..100"),
+        ("4d6xkh3", "keep or drop over 'x'"),
+        ("0d6kh1", "0 dice take no suffix"),
+        ("d{}", "a face value"),
+        ("d{1,2", "closing the faces"),
+        ("{1d6}", "one member"),
+        ("{1d6, 1d4", "closing the group"),
+        ("{1d6, {1d4, 1d4}}", "are not groups"),
+        ("{1d6, 1d6}kh3", "keeps 3 of 2 members"),
+        ("{1d6, 1d6}rr1", "takes no reroll"),
+        ("{1d6, 1d6}cs>=7", "meets no member"),
+        ("2d6>=", "a number after '>='"),
+        ("2d6>=7>=8", "'>=8'"),
         ("１d６", "'１d６'"),  # digits are ASCII only
-        ("1d٦", "'d٦'"),
+        ("1d٦", "'٦'"),
     ],
 )
 def test_malformed_suffixes_quote_the_text_and_name_the_bad_part(text, bad_part):
@@ -169,9 +219,23 @@ def test_control_characters_are_refused_on_one_line_escaped(text):
 def test_the_dice_of_a_whole_expression_are_limited():
     with pytest.raises(ValueError, match=f"at most {MAX_TOTAL_DICE} dice per expression") as info:
         parse("+".join(["100d1000"] * 100))
-    # read no further than needed: the first 11 terms already pass the limit
-    assert "rolls at least 1100 dice in all" in str(info.value) and len(str(info.value)) < 400
+    assert "rolls 10000 dice in all" in str(info.value) and len(str(info.value)) < 400
     parse("+".join(["100d6"] * 10))  # 1000 dice in all
+    parse("1000d6")
+
+
+def test_a_long_text_is_refused_before_it_is_read():
+    with pytest.raises(ValueError, match=f"at most {MAX_TEXT:,} characters, got 1,000,001") as info:
+        parse("1" + "+1" * 500_000)
+    assert len(str(info.value)) < 400
+    assert parse("+".join(["1d6"] * 1000)).dist().mean == pytest.approx(3500, abs=1e-6)
+
+
+def test_a_sum_of_many_terms_is_limited_by_terms_times_support():
+    # each of a thousand 1d1000 passes every other limit (1000 dice, 10^6 values)
+    with pytest.raises(ValueError, match=f"terms times support\\); at most {MAX_SUM_WORK:,}"):
+        parse("+".join(["1d1000"] * 1000))
+    parse("+".join(["1d1000"] * 100))
 
 
 def test_the_values_spanned_are_limited():
@@ -194,8 +258,8 @@ def test_the_steps_of_the_exact_programmes_are_limited():
 
 
 def test_limits_count_the_whole_expression():
-    dice, span, steps = limits(parse("4d6dl1+1d8").terms)
-    assert (dice, span) == (5, 18 + 8) and steps > 0
+    dice, span, steps, summed = limits(parse("4d6dl1+1d8").terms)
+    assert (dice, span, summed) == (5, 18 + 8, 26) and steps > 0
     one = limits(parse("6d10!kh3").terms)
     two = limits(parse("6d10!kh3+6d10!kh3").terms)
     # two terms share the tail budget, so each die is cut off a little later
@@ -218,7 +282,7 @@ def test_expressions_that_parsed_before_still_parse(text):
 
 # -- fuzz: every text is parsed and computed, or refused with one line ---------------------
 @settings(max_examples=400, deadline=None)
-@given(st.text(alphabet="0123456789dD!<>=+- rokhlcs\n\tx١", max_size=24))
+@given(st.text(alphabet="0123456789dD!<>=+- rokhlcsfmiap%*/{},\n\tx١", max_size=24))
 def test_any_text_parses_and_computes_or_is_refused_on_one_line(text):
     try:
         expr = parse(text)
@@ -229,13 +293,42 @@ def test_any_text_parses_and_computes_or_is_refused_on_one_line(text):
     d = expr.dist()
     assert abs(d.mass + d.tail - 1.0) <= 1e-12 and d.tail < 1e-12
     terms, _ = expr.encode()
-    assert terms.shape == (len(expr.terms), 10)
+    assert terms.shape[1] == 24 and terms.shape[0] >= len(expr.terms)
 
 
 @settings(max_examples=100, deadline=None)
 @given(
     st.lists(
-        st.sampled_from(["+", "-", "d", "!", ">=", "rr", "ro", "kh", "dl", "cs>=", "1", "6", "0", "20"]),
+        st.sampled_from(
+            [
+                "+",
+                "-",
+                "d",
+                "!",
+                ">=",
+                "rr",
+                "ro",
+                "kh",
+                "dl",
+                "cs>=",
+                "1",
+                "6",
+                "0",
+                "20",
+                "x",
+                "{",
+                ",",
+                "}",
+                "mi",
+                "!p",
+                "o",
+                "df",
+                "F",
+                "*",
+                "/",
+                "<",
+            ]
+        ),
         max_size=14,
     )
 )

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -52,14 +52,42 @@ class TermLike(Protocol):
     success_at: int
 
 
+class LegacyTerm(NamedTuple):
+    """A term in the notation's first form, in the fields of :class:`TermLike`."""
+
+    sign: int
+    count: int
+    sides: int
+    keep_mode: int
+    keep: int
+    exploding: bool
+    reroll_mode: int
+    reroll_at: int
+    explode_at: int
+    success_at: int
+
+
+def exploding_dice(terms) -> int:
+    """Exploding dice whose tails count against the expression's budget (groups' members
+    included; a count of exploding totals in the first form has none)."""
+    n = 0
+    for t in terms:
+        if hasattr(t, "members"):
+            n += sum(exploding_dice(m.terms) for m in t.members)
+        elif t.exploding:
+            old = t.legacy()
+            if old is None or not old.success_at:
+                n += t.count
+    return n
+
+
 def chain_eps(terms) -> float:
     """Tail allowed to each exploding die of an expression: 1e-13 shared among them.
 
     >>> chain_eps([])
     1e-14
     """
-    chains = sum(t.count for t in terms if t.exploding and not t.success_at)
-    return min(TAIL_EPS, EXPRESSION_TAIL / max(chains, 1))
+    return min(TAIL_EPS, EXPRESSION_TAIL / max(exploding_dice(terms), 1))
 
 
 def explosion_depth(sides: int, at: int, eps: float) -> int:
@@ -199,9 +227,39 @@ def is_classic(t: TermLike) -> bool:
     return plain and not (t.exploding and t.keep_mode != KEEP_ALL)
 
 
-def term_dist(t: TermLike, eps: float = TAIL_EPS) -> Dist:
-    """Exact distribution of one term (its sign applied); each exploding die is cut off
-    at a tail below ``eps``."""
+def term_dist(t, eps: float = TAIL_EPS) -> Dist:
+    """Exact distribution of one term or group (its sign applied); each exploding die is
+    cut off at a tail below ``eps``. A term in the notation's first form is computed as
+    it always was."""
+    if hasattr(t, "members"):
+        return group_dist(t, eps)
+    old = t.legacy()
+    if old is not None:
+        return legacy_term_dist(old, eps)
+    from critlab.analysis.dice.forms import term_dist as general
+
+    return general(t, eps)
+
+
+def group_dist(g, eps: float = TAIL_EPS) -> Dist:
+    """A group's distribution: its members' values kept, summed or counted, then scaled
+    and signed (:mod:`critlab.analysis.dice.order`)."""
+    from critlab.analysis.dice.forms import scaled
+    from critlab.analysis.dice.order import counter, keep_members, weight_dist
+
+    members = [expr_dist(m.terms, m.constant, m.compare, eps=eps) for m in g.members]
+    weight = counter(*g.count_range, g.botch) if g.count_kind else None
+    if g.keep_mode != KEEP_ALL:
+        d = keep_members(members, g.keep, highest=g.keep_mode == KEEP_HIGHEST, weight=weight)
+    else:
+        d = Dist.point(0)
+        for m in members:
+            d = d + (weight_dist(m, weight) if weight else m)
+    return scaled(d, g.mul, g.div, g.sign)
+
+
+def legacy_term_dist(t: TermLike, eps: float = TAIL_EPS) -> Dist:
+    """Exact distribution of one term in the notation's first form (its sign applied)."""
     if is_classic(t):
         d = _classic_dist(t, eps)
     else:
@@ -256,19 +314,29 @@ def pool_work(values: int, count: int, keep: int) -> int:
     return values * values * keep**3 // 6 + values * keep * count + count * count
 
 
-def expr_dist(terms, constant: int) -> Dist:
+def expr_dist(
+    terms, constant: int, compare: tuple[int, int] | None = None, *, eps: float | None = None
+) -> Dist:
     """Exact distribution of ``constant`` plus the terms (uncached; the tail of the whole
-    expression below 1e-12)."""
-    eps = chain_eps(terms)
+    expression below 1e-12); with ``compare`` (an interval of totals) 1 where the total
+    lies in it, else 0 (the tail stays a tail: its totals are not known)."""
+    eps = chain_eps(terms) if eps is None else eps
     d = Dist.point(constant)
     for t in terms:
         d = d + term_dist(t, eps)
-    return d
+    if compare is None:
+        return d
+    v = d.values
+    inside = (v >= compare[0]) & (v <= compare[1])
+    yes = math.fsum(d.probs[inside].tolist())
+    no = math.fsum(d.probs[~inside].tolist())
+    return Dist(0, [no, yes], d.tail)
 
 
 __all__ = [
     "KEEP_ALL",
     "KEEP_HIGHEST",
+    "LegacyTerm",
     "KEEP_LOWEST",
     "REROLL_ALWAYS",
     "REROLL_NONE",
@@ -277,7 +345,10 @@ __all__ = [
     "chain_eps",
     "die_dist",
     "explosion_depth",
+    "exploding_dice",
     "expr_dist",
+    "group_dist",
+    "legacy_term_dist",
     "face_probs",
     "keep_highest",
     "keep_pool",

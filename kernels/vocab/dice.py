@@ -5,15 +5,25 @@ from the jitted dice (:mod:`critlab.kernels.dice`, :mod:`critlab.kernels.fast_di
 :mod:`critlab.kernels.joint`, which import them from here), so that building a kernel's
 arguments, and the exact side, never import Numba.
 
->>> import numpy as np
->>> plan(np.array([[1, 2, 6, KEEP_ALL, 0, 0, 0, 0, 7, 0]]))      # 2d6: no face explodes
+>>> from critlab.analysis.dice.notation import parse
+>>> plan(parse("2d6").encode()[0])                               # 2d6: no face explodes
 (True, 2, 6, 7)
+>>> plan(parse("1d6!").encode()[0]), plan(parse("4d6kh3").encode()[0])[0]
+((True, 1, 6, 6), False)
 """
 
 from __future__ import annotations
 
 KEEP_ALL, KEEP_HIGHEST, KEEP_LOWEST = 0, 1, 2
 REROLL_NONE, REROLL_ALWAYS, REROLL_ONCE = 0, 1, 2
+# The encoding of critlab.analysis.dice.encode: rows of WIDTH columns (the first six of a
+# term as in the notation's first encoding), an op in the last.
+EXPLODE_NONE, EXPLODE_ADD, EXPLODE_PENETRATING, EXPLODE_SEPARATE = 0, 1, 2, 3
+FACES_RANGE, FACES_FATE, FACES_TABLE = 0, 1, 2
+OP_TERM, OP_GROUP, OP_MEMBER_END, OP_GROUP_END, OP_COMPARE = 0, 1, 2, 3, 4
+WIDTH = 24
+C_COUNTING, C_CS_LO, C_CS_HI, C_DF_LO, C_DF_HI = 14, 15, 16, 17, 18
+C_MUL, C_DIV, C_FACE_KIND, C_EXTRA, C_OP = 19, 20, 21, 22, 23
 
 TABLE_SIZE = 4096
 """Entries of a kernel's outcome table (32 KiB of int64: it stays in the L1 cache)."""
@@ -27,11 +37,18 @@ def plan(terms) -> tuple[bool, int, int, int]:
     if len(terms) == 0:
         return True, 0, 1, 2
     if len(terms) == 1:
-        sign, count, sides, mode, _keep, _exploding, reroll, _at, explode_at, success_at = (
-            int(v) for v in terms[0]
-        )
-        if sign == 1 and mode == KEEP_ALL and reroll == REROLL_NONE and success_at == 0:
-            return True, count, sides, explode_at
+        row = [int(v) for v in terms[0]]
+        sign, count, sides, mode, _keep, explode, reroll = row[:7]
+        ex_lo, ex_hi, once, cl_lo, cl_hi = row[9:14]
+        plain = (
+            row[C_OP] == OP_TERM and row[C_FACE_KIND] == FACES_RANGE and row[C_COUNTING] == 0
+            and row[C_MUL] == 1 and row[C_DIV] == 1 and cl_lo <= 1 and cl_hi >= sides
+        )  # fmt: skip
+        if plain and sign == 1 and mode == KEEP_ALL and reroll == REROLL_NONE:
+            if explode == EXPLODE_NONE:
+                return True, count, sides, sides + 1
+            if explode in (EXPLODE_ADD, EXPLODE_SEPARATE) and not once and ex_hi >= sides:
+                return True, count, sides, max(ex_lo, 2)
     return False, 0, 1, 2
 
 

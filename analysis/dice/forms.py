@@ -1,0 +1,197 @@
+"""Exact distributions of the notation's general forms: any faces, selectors, clamps and
+explosion kinds, counts with botches, scale.
+
+One die: a face from its faces (``d6``, ``dF``, ``d%``, ``d{1,1,2}``), rerolled (``rr``:
+conditioned on missing the selector; ``ro``: a face meeting it replaced once), clamped
+(``mi``/``ma``), then exploding: when the face meets the explosion's selector a chain of
+plain rolls is added (``!``), each roll meeting it adding another; ``o`` allows one added
+roll, ``!p`` adds each added roll minus 1. The chain ``C = B + A * C`` (``A``: a roll that
+explodes again, ``B``: one that stops) is a linear recurrence over its values, solved by a
+recursive filter up to the value beyond which less than the tail budget is left; ``x``
+(each added roll a die of its own) sums like ``!`` and counts roll by roll.
+
+>>> from critlab.analysis.dice.notation import parse
+>>> round(term_dist(parse("1d6!p").terms[0], 1e-15).mean, 12)
+4.0
+>>> round(term_dist(parse("1d6!o").terms[0], 1e-15).mean * 12, 9)
+49.0
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from critlab.analysis.dice.order import counter, keep_members, weight_dist
+from critlab.analysis.dist import Dist
+
+Sub = tuple[int, np.ndarray]  # a sub-probability over offset, offset + 1, ...
+
+
+def faces_dist(values: tuple[int, ...]) -> Dist:
+    """Each listed face equally likely (a repeated face counts twice).
+
+    >>> faces_dist((1, 1, 2)).to_dict()
+    {1: 0.666..., 2: 0.333...}
+    """
+    lo = min(values)
+    counts = np.bincount(np.asarray(values) - lo)
+    return Dist(lo, counts / len(values))
+
+
+def _split(d: Dist, lo: int, hi: int) -> tuple[Sub, Sub]:
+    """``d``'s probabilities inside ``lo..hi`` and outside it."""
+    v = d.values
+    inside = (v >= lo) & (v <= hi)
+    return (d.offset, np.where(inside, d.probs, 0.0)), (d.offset, np.where(inside, 0.0, d.probs))
+
+
+def first_face(t) -> Dist:
+    """The face a die is left with after its reroll and clamp."""
+    d = faces_dist(t.face_values)
+    if t.reroll is not None:
+        (off, hit), (_, miss) = _split(d, *t.reroll)
+        if t.reroll_mode == "rr":
+            d = Dist(off, miss / miss.sum())
+        else:
+            d = Dist(off, miss + hit.sum() * d.probs)
+    if t.clamp is not None:
+        d = d.clip(lo=t.clamp[0], hi=t.clamp[1])
+    return d
+
+
+def chain(a: Sub, b: Sub, eps: float, reach: int) -> tuple[Dist, float]:
+    """``C = B + A * C`` (``A``'s values >= 0): the sum of a chain of rolls, ``A`` the
+    sub-probability of a roll that continues (by the value it adds), ``B`` of one that
+    stops. Represented to at least ``reach`` and until less than ``eps`` is left beyond;
+    returns ``(C, tail)``."""
+    from scipy.signal import lfilter
+
+    a_off, a_p = a
+    b_off, b_p = b
+    nz = np.flatnonzero(a_p)
+    if nz.size and a_off + nz[0] < 0:
+        raise ValueError("an explosion chain must not lower the total")
+    a_full = np.zeros(a_off + a_p.size) if nz.size else np.zeros(1)
+    if nz.size:
+        a_full[a_off + nz[0] :] = a_p[nz[0] :]  # A over 0, 1, ...
+    go = float(a_p.sum())
+    depth = max(1, math.ceil(math.log(eps) / math.log(go))) if go > 0 else 0
+    length = depth * max(a_full.size - 1, 1) + b_p.size + 1
+    length = max(length, reach - b_off + 1)
+    denom = np.concatenate([[1.0 - a_full[0]], -a_full[1:]])
+    impulse = np.zeros(length)
+    impulse[0] = 1.0
+    y = lfilter(b_p, denom, impulse)
+    np.clip(y, 0.0, None, out=y)
+    tail = max(0.0, 1.0 - math.fsum(y))
+    return Dist(b_off, y, tail), tail
+
+
+def plain_rolls(t) -> tuple[Sub, Sub]:
+    """A plain added roll's value split by whether it explodes again (``!p``: minus 1)."""
+    d = faces_dist(t.face_values)
+    if t.explode_kind == "!p":
+        d = d - 1
+    raw = faces_dist(t.face_values)
+    (_, hit), (_, miss) = _split(raw, *t.explode)
+    return (d.offset, hit), (d.offset, miss)
+
+
+def _combine(parts: list[Sub], tail: float) -> Dist:
+    """One distribution of sub-probabilities over different offsets."""
+    parts = [(o, p) for o, p in parts if p.size and p.any()]
+    if not parts:
+        return Dist(0, [], max(tail, 1e-300))
+    lo = min(o for o, _ in parts)
+    out = np.zeros(max(o + p.size for o, p in parts) - lo)
+    for o, p in parts:
+        out[o - lo : o - lo + p.size] += p
+    return Dist(lo, out, tail)
+
+
+def die_total(t, eps: float, reach: int = 0) -> Dist:
+    """One die's total: its face, plus its explosion's chain when the face meets it;
+    represented at least up to ``reach``."""
+    f = first_face(t)
+    if not t.exploding:
+        return f
+    (f_off, f_hit), (_, f_miss) = _split(f, *t.explode)
+    a, b = plain_rolls(t)
+    if t.explode_once:
+        c = Dist(a[0], a[1] + b[1])
+    else:
+        c, _ = chain(a, b, eps, reach - f.max)
+    started = (f_off + c.offset, np.convolve(f_hit, c.probs))
+    return _combine([(f_off, f_miss), started], float(f_hit.sum()) * c.tail)
+
+
+def roll_weights(t, eps: float) -> Dist:
+    """``x`` counted: one die's count over all its rolls (each roll a die of its own)."""
+    w = counter(*t.count_range, t.botch)
+    f = first_face(t)
+    (f_off, f_hit), (_, f_miss) = _split(f, *t.explode)
+    raw = faces_dist(t.face_values)
+    (_, g_hit), (_, g_miss) = _split(raw, *t.explode)
+
+    def by_weight(off: int, p: np.ndarray) -> np.ndarray:
+        """Sub-probabilities of the weights -1, 0, 1 (at indices 0, 1, 2)."""
+        idx = np.asarray(w(np.arange(off, off + p.size)), dtype=np.int64) + 1
+        return np.bincount(idx, weights=p, minlength=3)
+
+    go, stop = by_weight(raw.offset, g_hit), by_weight(raw.offset, g_miss)
+    if t.explode_once:  # one added roll, whatever it shows
+        c = Dist(-1, go + stop)
+    else:
+        # depth by depth: state[j] is d rolls that all exploded, their weights + 1 summing to j
+        ends: dict[int, float] = {}
+        state, depth = np.ones(1), 0
+        while True:
+            stopped = np.convolve(state, stop)
+            for j in np.flatnonzero(stopped):
+                v = int(j) - depth - 1
+                ends[v] = ends.get(v, 0.0) + float(stopped[j])
+            state = np.convolve(state, go)
+            depth += 1
+            if state.sum() < eps:
+                break
+        c = Dist.from_mapping(ends, tail=float(state.sum()))
+    started = (c.offset - 1, np.convolve(by_weight(f_off, f_hit), c.probs))
+    return _combine([(-1, by_weight(f_off, f_miss)), started], float(f_hit.sum()) * c.tail)
+
+
+def term_dist(t, eps: float) -> Dist:
+    """A general dice term's distribution (its sign and scale applied)."""
+    counting = t.count_kind != ""
+    if counting and t.explode_kind == "x":
+        one = roll_weights(t, eps)
+        d = one.repeat(t.count)
+    else:
+        reach = t.count_reach if counting else 0
+        die = die_total(t, eps, reach)
+        if counting:
+            w = counter(*t.count_range, t.botch)
+            if t.keep_mode == 0:
+                d = weight_dist(die, w).repeat(t.count)
+            else:
+                d = keep_members([die] * t.count, t.keep, highest=t.keep_mode == 1, weight=w)
+        elif t.keep_mode == 0:
+            d = die.repeat(t.count)
+        else:
+            from critlab.analysis.dice.exact import keep_pool
+
+            d = keep_pool(die, t.count, t.keep, t.keep_mode)
+    return scaled(d, t.mul, t.div, t.sign)
+
+
+def scaled(d: Dist, mul: int, div: int, sign: int) -> Dist:
+    """``d`` times ``mul``, divided by ``div`` rounding down, then signed."""
+    if mul != 1:
+        d = d.scale(mul)
+    if div != 1:
+        d = d.map(lambda v: np.floor_divide(v, div))
+    return d if sign > 0 else -d
+
+
+__all__ = ["chain", "die_total", "faces_dist", "first_face", "roll_weights", "scaled", "term_dist"]

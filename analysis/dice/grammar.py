@@ -1,0 +1,323 @@
+"""The dice notation's grammar: text to the parts of an expression, in one linear pass.
+
+Spaces are ignored and letters may be of either case. The grammar (docs/rules.md, "Dice
+notation")::
+
+    expression := term (("+" | "-") term)* [compare]
+    compare    := ("=" | "<" | "<=" | ">" | ">=") INT
+    term       := INT | dice | group
+    dice       := [N] "d" faces [reroll] [clamp] [explode] [keep] [count] [scale]
+    faces      := X | "%" | "F" | "{" INT ("," INT)* "}"
+    group      := "{" expression ("," expression)+ "}" [keep] [count] [scale]
+    selector   := INT | "=" INT | "<" INT | "<=" INT | ">" INT | ">=" INT
+    reroll     := "rr" selector | "ro" selector
+    clamp      := "mi" INT ["ma" INT] | "ma" INT
+    explode    := "!" [selector] ["o"] | "!!" [selector] ["o"] | "!p" [selector]
+                | "x" [selector] ["o"]
+    keep       := ("kh" | "kl" | "dh" | "dl" | "k") K
+    count      := "cs" selector ["df" selector] | "cf" selector
+    scale      := "*" K | "/" K
+
+A bare number in a selector means equality. This module only reads the text: every
+check of meaning (a reroll that leaves a face, a keep within the dice rolled) is made by
+:mod:`critlab.analysis.dice.notation`, which builds the terms. Reading is linear in the
+text's length (no slice of the rest of the text is ever taken), and a text longer than
+:data:`MAX_TEXT` characters is refused before it is read.
+
+>>> parse_text("2d6ro2+1").items[0].suffixes["reroll"]
+('ro', ('=', 2))
+>>> parse_text("1d20+5>=15").compare
+('>=', 15)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from critlab.analysis.dice.limits import quote
+
+# The longest text read at all (a designer's expression is a line, not a file).
+MAX_TEXT = 10_000
+# A number of more digits than this is above every limit of the notation.
+MAX_DIGITS = 9
+STAGES = ("reroll", "clamp", "explode", "keep", "count", "scale")
+_NAMES = {"explode": "explosion", "keep": "keep or drop"}
+ORDER = (
+    "reroll (rr/ro), clamp (mi/ma), explosion (!, !!, !p, x), keep (kh/kl/dh/dl/k), count (cs/cf), "
+    "scale (*, /)"
+)
+Selector = tuple[str, int]  # (operator, number): ("=", 2) for a bare 2
+# Letters of either case, and only ASCII letters (a lowered text keeps its length).
+_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+class NotationError(ValueError):
+    """A dice expression that the grammar does not produce or the notation refuses: one
+    line naming the expression, what is wrong and what is allowed."""
+
+
+@dataclass
+class RawDice:
+    """One ``NdX`` term as written: count, faces and its suffixes by stage."""
+
+    count: int
+    faces: tuple[str, object]  # ("sides", X) | ("fate", None) | ("list", (f1, f2, ...))
+    text: str
+    suffixes: dict[str, tuple] = field(default_factory=dict)
+
+
+@dataclass
+class RawGroup:
+    """One ``{E1, E2, ...}`` group as written: its members and suffixes by stage."""
+
+    members: list[RawExpr]
+    text: str
+    suffixes: dict[str, tuple] = field(default_factory=dict)
+
+
+@dataclass
+class RawExpr:
+    """An expression as written: signed items (dice, groups, integers) and a comparison."""
+
+    items: list[RawDice | RawGroup]
+    signs: list[int]
+    constant: int
+    compare: Selector | None
+
+
+class _Reader:
+    """A cursor over the text with spaces removed and letters lowered, remembering where
+    each character stood in the original (positions in messages are the original's)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.where = [i for i, ch in enumerate(text) if ch != " "]
+        self.s = "".join(text[i] for i in self.where).translate(_LOWER)
+        self.i = 0
+
+    def error(self, why: str) -> NotationError:
+        return NotationError(f"bad dice expression {quote(self.text)}: {why}")
+
+    def pos(self, i: int | None = None) -> int:
+        i = self.i if i is None else i
+        return (self.where[i] if i < len(self.where) else len(self.text)) + 1
+
+    def unexpected(self, expected: str) -> NotationError:
+        if self.i >= len(self.s):
+            return self.error(f"unexpected end of text; expected {expected}")
+        rest = self.text[self.where[self.i] :].strip()  # once, on the way out
+        return self.error(f"unexpected {quote(rest)} at position {self.pos()}; expected {expected}")
+
+    def peek(self, k: int = 1) -> str:
+        return self.s[self.i : self.i + k]
+
+    def take(self, word: str) -> bool:
+        if self.s.startswith(word, self.i):
+            self.i += len(word)
+            return True
+        return False
+
+    def digits(self) -> str:
+        start = self.i
+        while self.i < len(self.s) and "0" <= self.s[self.i] <= "9":
+            self.i += 1
+        return self.s[start : self.i]
+
+    def number(self, what: str, *, signed: bool = False) -> int:
+        """An integer (``signed``: with an optional leading minus)."""
+        minus = signed and self.take("-")
+        digits = self.digits()
+        if not digits:
+            raise self.unexpected(what)
+        if len(digits.lstrip("0")) > MAX_DIGITS:
+            raise self.error(f"number {quote(digits)} is far above every limit of the notation")
+        return -int(digits) if minus else int(digits)
+
+
+def parse_text(text: str) -> RawExpr:
+    """Read ``text`` by the grammar; a text the grammar does not produce raises
+    :class:`NotationError` naming the place.
+
+    >>> parse_text("{1d8!, 1d6!}kh1").items[0].suffixes
+    {'keep': ('kh', 1)}
+    >>> parse_text("2d6 y")
+    Traceback (most recent call last):
+    ...
+    critlab.analysis.dice.grammar.NotationError: bad dice expression '2d6 y': ...
+    """
+    if not isinstance(text, str):
+        raise NotationError(f"a dice expression must be text, got {text!r}")
+    if len(text) > MAX_TEXT:
+        raise NotationError(
+            f"bad dice expression {quote(text)}: at most {MAX_TEXT:,} characters, got {len(text):,}"
+        )
+    odd = next((i for i, ch in enumerate(text) if not ch.isprintable()), None)
+    if odd is not None:
+        raise NotationError(
+            f"bad dice expression {quote(text)}: control character {quote(text[odd])} at position "
+            f"{odd + 1}; expected dice text"
+        )
+    r = _Reader(text)
+    if not r.s:
+        raise r.error("it is empty; expected e.g. '1d20' or '2d6+1'")
+    expr = _expression(r, member=False)
+    if r.i < len(r.s):
+        raise r.unexpected("'+', '-', a suffix of the die before it, or a comparison like '>=15'")
+    return expr
+
+
+def _expression(r: _Reader, *, member: bool) -> RawExpr:
+    items: list[RawDice | RawGroup] = []
+    signs: list[int] = []
+    constant, sign = 0, 1
+    if r.take("-"):
+        sign = -1
+    else:
+        r.take("+")
+    while True:
+        item = _term(r, member=member)
+        if isinstance(item, int):
+            constant += sign * item
+        else:
+            items.append(item)
+            signs.append(sign)
+        nxt = r.peek()
+        if nxt == "+" or nxt == "-":
+            r.i += 1
+            sign = 1 if nxt == "+" else -1
+            continue
+        break
+    compare = _selector(r) if r.peek() in ("=", "<", ">") else None
+    return RawExpr(items, signs, constant, compare)
+
+
+def _term(r: _Reader, *, member: bool) -> RawDice | RawGroup | int:
+    start = r.i
+    ch = r.peek()
+    if ch == "{":
+        if member:
+            raise r.error(f"a group at position {r.pos()} inside a group; a group's members are not groups")
+        return _group(r, start)
+    if "0" <= ch <= "9":
+        n = r.number("a number")
+        if r.peek() != "d":
+            return n
+        return _dice(r, n, start)
+    if ch == "d":
+        return _dice(r, None, start)
+    raise r.unexpected("a die like '2d6', a group like '{1d8, 1d6}' or a number")
+
+
+def _group(r: _Reader, start: int) -> RawGroup:
+    r.take("{")
+    members = [_expression(r, member=True)]
+    while r.take(","):
+        members.append(_expression(r, member=True))
+    if not r.take("}"):
+        raise r.unexpected("',' and another member, or '}' closing the group")
+    text = r.text[r.where[start] : r.where[r.i - 1] + 1]
+    if len(members) < 2:
+        raise r.error(f"group {quote(text)} has one member; a group has two members or more")
+    g = RawGroup(members, text)
+    _suffixes(r, g.suffixes, allowed=("keep", "count", "scale"), what="a group")
+    g.text = r.text[r.where[start] : r.where[r.i - 1] + 1]
+    return g
+
+
+def _dice(r: _Reader, count: int | None, start: int) -> RawDice:
+    r.take("d")
+    if r.take("%"):
+        faces: tuple[str, object] = ("sides", 100)
+    elif r.take("f"):
+        faces = ("fate", None)
+    elif r.take("{"):
+        listed = [r.number("a face value", signed=True)]
+        while r.take(","):
+            listed.append(r.number("a face value", signed=True))
+            if len(listed) > 1000:
+                raise r.error("a die lists more than 1000 faces; list 1..100")
+        if not r.take("}"):
+            raise r.unexpected("',' and another face, or '}' closing the faces")
+        faces = ("list", tuple(listed))
+    else:
+        faces = ("sides", r.number("the number of sides, '%', 'F' or '{' listing the faces"))
+    d = RawDice(1 if count is None else count, faces, "")
+    _suffixes(r, d.suffixes, allowed=STAGES, what="a die")
+    d.text = r.text[r.where[start] : r.where[r.i - 1] + 1]
+    return d
+
+
+def _selector(r: _Reader) -> Selector:
+    for op in ("<=", ">=", "<", ">", "="):
+        if r.take(op):
+            return op, r.number(f"a number after {quote(op)}", signed=True)
+    return "=", r.number("a number, or a comparison like '>=5'")
+
+
+def _maybe_selector(r: _Reader) -> Selector | None:
+    nxt = r.peek()
+    if nxt and ("0" <= nxt <= "9" or nxt in "=<>"):
+        return _selector(r)
+    return None
+
+
+def _suffix(r: _Reader) -> tuple[str, tuple] | None:
+    """The next suffix as ``(stage, value)``, or ``None`` where none starts here."""
+    if r.take("rr"):
+        return "reroll", ("rr", _selector(r))
+    if r.take("ro"):
+        return "reroll", ("ro", _selector(r))
+    if r.take("mi"):
+        lo = r.number("a number after 'mi'", signed=True)
+        hi = r.number("a number after 'ma'", signed=True) if r.take("ma") else None
+        return "clamp", (lo, hi)
+    if r.take("ma"):
+        return "clamp", (None, r.number("a number after 'ma'", signed=True))
+    if r.take("!p"):
+        return "explode", ("!p", _maybe_selector(r), False)
+    if r.take("!!") or r.take("!"):
+        sel = _maybe_selector(r)
+        return "explode", ("!", sel, r.take("o"))
+    if r.take("x"):
+        sel = _maybe_selector(r)
+        return "explode", ("x", sel, r.take("o"))
+    for op in ("kh", "kl", "dh", "dl", "k"):
+        if r.take(op):
+            return "keep", ("kh" if op == "k" else op, r.number(f"a number after {quote(op)}"))
+    if r.take("cs"):
+        sel = _selector(r)
+        botch = _selector(r) if r.take("df") else None
+        return "count", ("cs", sel, botch)
+    if r.take("cf"):
+        return "count", ("cf", _selector(r), None)
+    if r.take("*"):
+        return "scale", ("*", r.number("a number after '*'"))
+    if r.take("/"):
+        return "scale", ("/", r.number("a number after '/'"))
+    return None
+
+
+def _suffixes(r: _Reader, out: dict, *, allowed: tuple[str, ...], what: str) -> None:
+    last, last_text = -1, ""
+    while True:
+        at = r.i
+        found = _suffix(r)
+        if found is None:
+            return
+        stage, value = found
+        here = f"{quote(r.text[r.where[at] : r.where[r.i - 1] + 1])} at position {r.pos(at)}"
+        if stage not in allowed:
+            names = ", ".join(_NAMES.get(a, a) for a in allowed)
+            raise r.error(f"{here}: {what} takes no {_NAMES.get(stage, stage)}; it takes {names}")
+        rank = STAGES.index(stage)
+        if rank == last:
+            raise r.error(f"{here} is a second {_NAMES.get(stage, stage)}; a term has at most one")
+        if rank < last:
+            raise r.error(f"{here} comes after {quote(last_text)}; suffixes go in the order {ORDER}")
+        if stage == "explode" and value[0] == "!p" and r.peek() == "o":
+            raise r.error(f"{here} followed by 'o': a penetrating explosion has no 'once'")
+        out[stage] = value
+        last, last_text = rank, r.text[r.where[at] : r.where[r.i - 1] + 1]
+
+
+__all__ = ["MAX_TEXT", "NotationError", "RawDice", "RawExpr", "RawGroup", "Selector", "parse_text"]
