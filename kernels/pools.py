@@ -1,14 +1,33 @@
 """Exact dice pools for the exact engine: keep the highest of N dice without
-enumerating the ``sides ** count`` faces (an array kernel, so it lives here)."""
+enumerating the ``sides ** count`` faces, and an explosion's chain of rolls.
+
+Plain NumPy (each programme's innermost loop, over the sums, is one array operation),
+so the exact engine, ``critlab dice`` and ``critlab exact`` never load Numba; every
+number is the same sum of the same products as a loop over the sums would make.
+
+>>> w = keep_highest_weights(4, 6, 3)          # 4d6, highest 3
+>>> round(float(w @ range(w.size)), 4)
+12.2446
+>>> probs, tail = explosion_chain(6, 6, 1e-15, 0, 0)
+>>> round(float(probs @ range(probs.size)), 12), bool(0 < tail < 1e-15)
+(4.2, True)
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from critlab.kernels.jit import kernel
+
+def _binomials(count: int) -> np.ndarray:
+    """Pascal's triangle up to ``count``: ``binom[n, c]`` = C(n, c), as floats."""
+    binom = np.zeros((count + 1, count + 1))
+    for n in range(count + 1):
+        binom[n, 0] = 1.0
+        for c in range(1, n + 1):
+            binom[n, c] = binom[n - 1, c - 1] + (binom[n - 1, c] if c <= n - 1 else 0.0)
+    return binom
 
 
-@kernel
 def keep_highest_weights(count, sides, keep):
     """Probabilities of the sum of the highest ``keep`` of ``count`` fair dice, over
     ``0 .. keep * sides``.
@@ -19,12 +38,9 @@ def keep_highest_weights(count, sides, keep):
     ``C(count - j, c) / sides**c``), and they are kept while fewer than ``keep`` are.
     Cost ``O(sides * count**2 * keep * sides)``.
     """
+    count, sides, keep = int(count), int(sides), int(keep)
     width = keep * sides + 1
-    binom = np.zeros((count + 1, count + 1))
-    for n in range(count + 1):
-        binom[n, 0] = 1.0
-        for c in range(1, n + 1):
-            binom[n, c] = binom[n - 1, c - 1] + (binom[n - 1, c] if c <= n - 1 else 0.0)
+    binom = _binomials(count)
     p = 1.0 / sides
     state = np.zeros((count + 1, width))
     state[0, 0] = 1.0
@@ -33,20 +49,18 @@ def keep_highest_weights(count, sides, keep):
         for j in range(count + 1):
             rem = count - j
             room = keep - j if j < keep else 0
-            for t in range(width):
-                w = state[j, t]
-                if w == 0.0:
-                    continue
-                pc = 1.0
-                for c in range(rem + 1):
-                    kept = c if c < room else room
-                    new[j + c, t + kept * v] += w * binom[rem, c] * pc
-                    pc *= p
+            row = state[j]
+            pc = 1.0
+            for c in range(rem + 1):
+                kept = c if c < room else room
+                shift = kept * v
+                # every sum t of the row moves to t + shift (a sum past the width has no weight)
+                new[j + c, shift:] += row[: width - shift] * binom[rem, c] * pc
+                pc *= p
         state = new
     return state[count]
 
 
-@kernel
 def keep_pool_weights(probs, count, keep, rest):
     """Kept-sum weights of ``keep`` of ``count`` dice with any per-die distribution.
 
@@ -65,13 +79,11 @@ def keep_pool_weights(probs, count, keep, rest):
     which the multinomial theorem sums in closed form, so the state never holds more
     than ``keep - 1`` dice. Cost about ``len(probs)**2 * keep**3 / 12`` steps.
     """
+    probs = np.asarray(probs, dtype=np.float64)
+    count, keep = int(count), int(keep)
     n_vals = probs.shape[0]
     width = keep * (n_vals - 1) + 1
-    binom = np.zeros((count + 1, count + 1))
-    for n in range(count + 1):
-        binom[n, 0] = 1.0
-        for c in range(1, n + 1):
-            binom[n, c] = binom[n - 1, c - 1] + (binom[n - 1, c] if c <= n - 1 else 0.0)
+    binom = _binomials(count)
     # later[i]: the mass of a die after value i in the order (positive terms only)
     later = np.zeros(n_vals)
     acc = rest
@@ -100,13 +112,10 @@ def keep_pool_weights(probs, count, keep, rest):
                 finish += binom[rem, c] * pw[c] * lw[rem - c]
             hi = j * (i - 1) if i > 0 else 0
             shift = (keep - j) * i
-            for t in range(0, hi + 1):
-                w = state[j, t]
-                if w == 0.0:
-                    continue
-                final[t + shift] += w * finish
-                for c in range(1, keep - j):
-                    state[j + c, t + c * i] += w * binom[rem, c] * pw[c]
+            row = state[j, : hi + 1]
+            final[shift : shift + hi + 1] += row * finish
+            for c in range(1, keep - j):
+                state[j + c, c * i : c * i + hi + 1] += row * binom[rem, c] * pw[c]
     leftover = 0.0
     if rest > 0.0:
         for j in range(keep):
@@ -117,7 +126,6 @@ def keep_pool_weights(probs, count, keep, rest):
     return final, leftover
 
 
-@kernel
 def explosion_chain(sides, at, eps, min_len, extra):
     """The sum of fair ``sides``-sided rolls until one shows less than ``at``.
 
@@ -132,34 +140,27 @@ def explosion_chain(sides, at, eps, min_len, extra):
     ``e[s] = sum(e[s - f] for f >= at) / sides``; each value is a sum of positive terms,
     so the recurrence loses no accuracy however long the chain.
     """
+    sides, at, min_len, extra = int(sides), int(at), int(min_len), int(extra)
     inv = 1.0 / sides
-    cap = 1024
-    e = np.zeros(cap)
-    out = np.zeros(cap)
-    e[0] = 1.0
+    # plain floats: the recurrence runs one value at a time, each a short sum in order
+    e = [1.0]
+    out = [0.0]
     m = 0
     stop = -1
     while True:
         m += 1
-        if m >= cap:
-            cap *= 2
-            e2 = np.zeros(cap)
-            o2 = np.zeros(cap)
-            e2[:m] = e[:m]
-            o2[:m] = out[:m]
-            e, out = e2, o2
         acc = 0.0
         for f in range(at, sides + 1):
             if f > m:
                 break
             acc += e[m - f]
-        e[m] = acc * inv
+        e.append(acc * inv)
         acc = 0.0
         for f in range(1, at):
             if f > m:
                 break
             acc += e[m - f]
-        out[m] = acc * inv
+        out.append(acc * inv)
         if m < min_len:
             continue
         if stop < 0:
@@ -167,10 +168,9 @@ def explosion_chain(sides, at, eps, min_len, extra):
                 continue
             stop = m + extra
         if m >= stop:
-            return out[: m + 1].copy(), _chain_tail(e, m, sides)
+            return np.array(out[: m + 1]), _chain_tail(e, m, sides)
 
 
-@kernel(inline="always")
 def _chain_tail(e, m, sides):
     """``P(chain > m)``: from each exploding partial sum ``s`` within a roll of ``m``, the
     rolls that pass ``m`` (``sides - (m - s)`` of them)."""

@@ -24,8 +24,6 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-import pandas as pd
-
 from critlab.analysis.numtext import is_int_text, is_number_text
 from critlab.analysis.design.quantity import fight_params_of, snake, split_fight
 from critlab.analysis.spec import SpecError, coerce, field_types
@@ -285,6 +283,8 @@ def _sensitivity(args: argparse.Namespace) -> int:
         return 0
     fixed = ", ".join(f"{k}={v}" for k, v in {**spec.params(), **fight}.items() if v is not None)
     print(f"{system.name}: {fixed}")
+    import pandas as pd  # here: the help of tune and sensitivity loads no pandas
+
     with pd.option_context("display.max_rows", None, "display.width", 120):
         print(df.to_string(index=False, na_rep="null", float_format=lambda x: f"{x:.10g}"))
     return 0

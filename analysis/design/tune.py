@@ -25,10 +25,12 @@ import math
 import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported where the frame is made: the command line's help stays light
+    import pandas as pd
 
 from critlab.analysis.params import Bool, Choice, Int, declared
 from critlab.analysis.design.quantity import (
@@ -245,6 +247,8 @@ def tune_params(
     columns: dict[str, Any] = {a.name: [a.values[c] for c in coords[j]] for j, a in enumerate(axes)}
     columns["value"] = values[best]
     columns["error"] = values[best] - goal
+    import pandas as pd
+
     df = pd.DataFrame(columns)
     df.attrs.update(
         system=system.name,
