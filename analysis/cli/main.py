@@ -163,6 +163,9 @@ def _build_parser(
             ("fight", "rounds to defeat a target"),
         ):
             sub.add_parser(name, help=text)
+    from critlab.analysis.cli import encounter as encounter_cli
+
+    encounter_cli.add_parser(sub)  # both sides fight back: needs no system's flags
     report = sub.add_parser("report", help="build a balance report")
     report.add_argument("--config", help="TOML configuration (default: the built-in one)")
     report.add_argument("--out", help="output folder (default: reports/<name>)")
@@ -332,7 +335,7 @@ def _run(argv: Sequence[str] | None) -> int:
     command = next((a for a in argv if not a.startswith("-")), None)
     # No subcommand (--version, --help) or dice/report: no rule system's flags are needed,
     # so neither the systems nor NumPy load (RULES: --help within 0.3 s).
-    systems = command not in (None, "dice", "report")
+    systems = command not in (None, "dice", "report", "encounter")
     mechanics: list[Any] = []
     if systems and any(":" in a for a in argv[:2]):  # a designer's mechanic: compiled, with Numba
         from critlab.analysis.mechanic.load import systems_in_argv
@@ -353,6 +356,10 @@ def _run(argv: Sequence[str] | None) -> int:
         from critlab.analysis.cli import fight as fight_cli
 
         status = fight_cli.run(args)
+    elif args.command == "encounter":
+        from critlab.analysis.cli import encounter as encounter_cli
+
+        status = encounter_cli.run(args)
     else:
         status = _cmd_system(args)
     # Written out here, inside the error handling: a full disk must not surface as

@@ -1,0 +1,140 @@
+"""The ``critlab encounter`` subcommand: who wins when both sides fight back, exact by default.
+
+::
+
+    critlab encounter FILE [--trials N [--seed S] [--alpha A] [--threads T] [--scheduler ADDRESS|local]]
+                      [--json]
+
+FILE is an encounter in TOML (see :mod:`critlab.analysis.encounter.load`). Without
+``--json`` a short table: P(a wins), P(b wins), P(draw), P(undecided) as percentages, the
+mean rounds, and each combatant's P(down) and mean hit points left. ``--json`` prints
+``{"encounter": {every setting, defaults filled}, "outcomes", "distributions",
+"metrics"}``; ``--trials`` adds ``"simulated"`` and ``"validation"`` and exits 1 when the
+validation fails. An encounter the exact chain refuses (over 10^6 states) is simulated
+alone when ``--trials`` is given (no validation then), else it exits 2 with one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from critlab.analysis.spec import SpecError
+
+COMMAND = "encounter"
+# The rules' bounds on trials and seeds (as every simulating command reads them).
+MAX_TRIALS = 10**13
+MAX_SEED = 2**63 - 1
+# Options that only a simulation uses: given without --trials they are an error.
+_SIMULATION_ONLY = ("seed", "alpha", "threads", "scheduler")
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add ``encounter`` to the command line's ``subparsers`` (it imports nothing heavy)."""
+    from critlab.analysis.cli.args import add_run_flags
+
+    cmd = subparsers.add_parser(COMMAND, help="who wins when both sides fight back (exact; --trials adds MC)")
+    cmd.add_argument("file", metavar="FILE", help="an encounter in TOML (see docs/rules.md, Encounters)")
+    sim = cmd.add_argument_group("simulation (with --trials: simulated and validated)")
+    add_run_flags(
+        sim, trials_help="simulate this many encounters, 1..10^13, and validate them", required=False
+    )
+    sim.add_argument("--alpha", help="significance level of the validation (default 0.001)")
+    cmd.add_argument("--json", action="store_true", help="print the rules' JSON")
+
+
+def _pct(p: float) -> str:
+    if 0 < p < 5e-5:
+        return "<0.01%"
+    return f"{100 * p:.2f}%"
+
+
+def print_table(result: Any, simulated: Any = None) -> None:
+    """The readable table of an exact (or, alone, a simulated) encounter result."""
+    from critlab.analysis.cli.args import _format_table
+
+    enc = result.encounter if result is not None else simulated.encounter
+    source = result if result is not None else simulated
+    outcomes = source.outcomes
+    print(f"encounter: order {enc.order}, max_rounds {enc.max_rounds}")
+    for s, side in (("a", enc.a), ("b", enc.b)):
+        members = ", ".join(f"{c.name} ({c.hp} hp)" for c in side.combatants)
+        print(f"  side {s} ({side.targeting}): {members}")
+    names = {"a_wins": "P(a wins)", "b_wins": "P(b wins)", "draw": "P(draw)", "undecided": "P(undecided)"}
+    rows = []
+    se = dict(zip(simulated.labels, simulated.tally.standard_errors, strict=True)) if simulated else {}
+    for label, text in names.items():
+        cell = _pct(outcomes[label])
+        if result is not None and simulated is not None:
+            cell += f"   simulated {_pct(simulated.outcomes[label])} ± {100 * se[label]:.2f}%"
+        elif simulated is not None:
+            cell += f" ± {100 * se[label]:.2f}%"
+        rows.append((text, cell))
+    mean = source.metrics["mean_rounds"]
+    rows.append(("mean rounds", "null" if mean is None else f"{mean:.4f}"))
+    print(_format_table("outcomes" if result is not None else "simulated outcomes", rows))
+    width = max(len(c.name) for c in enc.combatants)
+    print(f"  {'combatant':<{width}}  side    hp  P(down)  mean hp left")
+    for k, c in enumerate(enc.combatants):
+        side = "a" if k < enc.n_a else "b"
+        down, left = source.metrics[f"p_down_{c.name}"], source.metrics[f"mean_hp_left_{c.name}"]
+        print(f"  {c.name:<{width}}  {side:>4}  {c.hp:>4}  {_pct(down):>7}  {left:>12.2f}")
+    for s in ("a", "b"):
+        print(f"  P(someone on side {s} goes down) {_pct(source.metrics[f'p_any_down_{s}'])}")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``critlab encounter``: 0 done, 1 the validation failed; a bad file or option
+    raises SpecError or ValueError (exit 2, one line)."""
+    from critlab.analysis.cli import args as cli
+    from critlab.analysis.encounter.exact import exact_encounter
+    from critlab.analysis.encounter.load import load_encounter
+
+    simulating = args.trials is not None
+    if not simulating:
+        for name in _SIMULATION_ONLY:
+            if getattr(args, name) is not None:
+                raise SpecError(
+                    name, getattr(args, name), "needs --trials: an encounter is exact unless simulated"
+                )
+    else:  # every option is checked before anything is computed
+        trials = cli._int_arg("trials", args.trials, 1, MAX_TRIALS)
+        seed = cli._int_arg("seed", args.seed, 0, MAX_SEED)
+        threads = cli._int_arg("threads", args.threads, 1, cli.MAX_THREADS)
+        alpha = cli._alpha_arg(args.alpha) if args.alpha is not None else None
+    enc = load_encounter(args.file)
+    try:
+        exact = exact_encounter(enc)
+    except SpecError as exc:
+        if not simulating or exc.name != "encounter":
+            raise
+        exact = None  # over the exact chain's bound: the simulation still runs
+    if not simulating:
+        cli._print_json(exact.to_json()) if args.json else print_table(exact)
+        return 0
+    from critlab.analysis.encounter.sim import simulate_encounter
+    from critlab.analysis.validate import DEFAULT_ALPHA, validate
+
+    progress = False if args.no_progress else None
+    with cli._cluster(args.scheduler) as client:
+        sim = simulate_encounter(
+            enc, trials=trials, seed=seed, threads=threads, progress=progress, client=client, exact=exact
+        )
+    if exact is None:
+        if args.json:
+            cli._print_json({"encounter": enc.to_json(), "simulated": sim.to_json()})
+        else:
+            print("exact: refused (over 10^6 states); simulated only")
+            print_table(None, sim)
+        return 0
+    v = validate(exact, sim, alpha=DEFAULT_ALPHA if alpha is None else alpha)
+    if args.json:
+        cli._print_json({**exact.to_json(), "simulated": sim.to_json(), "validation": v.to_json()})
+    else:
+        print_table(exact, sim)
+        print(f"simulated: trials={sim.trials} seed={sim.seed}")
+        print(v.text())
+    return 0 if v.passed else 1
+
+
+__all__ = ["COMMAND", "add_parser", "print_table", "run"]
