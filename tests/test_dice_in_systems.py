@@ -55,3 +55,49 @@ def test_crit_range_validates(flags, capsys):
         capsys,
     )
     assert status == 0 and out["passed"], out["p_value"]
+
+
+# Each form of the field's notation, simulated die by die inside a system's dice parameter
+# (crit-range's damage, floored at 0) and held against its exact distribution.
+FORMS = [
+    "1d6rr2",  # equality selectors
+    "2d6ro<3",
+    "2d6mi3",  # clamps
+    "1d8ma6",
+    "1d6!o",  # explosion kinds
+    "2d6!=3",
+    "1d6!p",
+    "5d10x10cs>=8",
+    "10d10cs>=6df=1",  # counts
+    "6d6cf<=2",
+    "4d6k2cs=6",
+    "4dF+2",  # faces
+    "1d%",
+    "2d{1,1,2}",
+    "2d6*2",  # scale
+    "1d6/2+1",
+    "1d20+5>=15",  # a comparison
+    "{1d8!, 1d6!}kh1",  # groups
+    "{d6, d6, d8, d12}kh2",
+    "{1d6, 1d8, 1d10}cs>=5",
+]
+
+
+@pytest.mark.parametrize("damage", FORMS)
+def test_each_form_validates_as_damage(damage, capsys):
+    status, out = run_json(
+        [
+            "validate",
+            "crit-range",
+            *BASE,
+            "--damage",
+            damage,
+            "--trials",
+            "400000",
+            "--seed",
+            "3",
+            "--no-progress",
+        ],
+        capsys,
+    )
+    assert status == 0 and out["passed"], (damage, out["p_value"])
