@@ -2,24 +2,28 @@
 
 The rule is the designer's function, rewritten (by :mod:`critlab.analysis.mechanic.compile`)
 so that it takes a small int64 array ``mem`` and its parameters, and reads input ``i``
-with :func:`read`. ``mem`` holds, for each input, whether it has a value yet and the
-value (layout below). A read of an input that has no value yet records the input in
-``mem[MISS]`` (the first such read only) and returns a stand-in; the caller then gives
-the input a value and runs the rule again. The rule's result is kept from the first run
-that read no input without a value.
+with :func:`read` (one value) or :func:`read_pool` (a pool: its dice's values, sorted
+highest first, as an array). ``mem`` holds, for each input, whether it has a value yet and
+its value or values (layout below). A read of an input that has no value yet records the
+input in ``mem[MISS]`` (the first such read only) and returns a stand-in; the caller then
+gives the input a value and runs the rule again. The rule's result is kept from the first
+run that read no input without a value.
 
 The one idea serves both engines:
 
 - :func:`make_kernels`' ``block`` (simulation) rolls the missing input die by die with
-  :func:`critlab.kernels.dice.roll_expr` and runs the rule again, so inputs are rolled in
-  the order the rule first reads them, as a table would roll them, and an input the rule
-  does not read in a trial is never rolled: it costs nothing and draws nothing from the
-  stream (a mechanic with an extra, unused input gives the very same counts).
+  :func:`critlab.kernels.dice.roll_expr` (a pool: each of its dice, sorted into place as
+  it is rolled) and runs the rule again, so inputs are rolled in the order the rule first
+  reads them, as a table would roll them, and an input the rule does not read in a trial
+  is never rolled: it costs nothing and draws nothing from the stream (a mechanic with an
+  extra, unused input gives the very same counts).
 - ``explore`` (exact) walks the tree of the rule's reads depth first: at a node it runs
   the rule with the inputs assigned so far; a read of an unassigned input branches over
-  that input's exact support, each branch weighted by its probability, and a run that
-  reads nothing new is a leaf whose label and values are added with its weight (a
-  compensated sum). An unused input never multiplies the work.
+  that input's exact outcomes (a value, or a pool's distinct sorted dice, see
+  :func:`pool_table`), each branch weighted by its probability, and a run that reads
+  nothing new is a leaf whose label and values are added with its weight (a compensated
+  sum). The leaves are counted as the walk goes, and the walk stops past its budget: an
+  input the rule never reads costs nothing.
 
 The rule's result is re-run at most once per input a trial reads, and each input is
 rolled at one place in the code (the compile time of a roll grows with every place a
@@ -27,39 +31,61 @@ die is written out, see :mod:`critlab.kernels.jit`).
 
 The generated drivers inline the designer's rule (``make_kernels`` is handed an
 ``inline="always"`` dispatcher; a called rule costs 2-3x per trial, the stream no longer
-in registers), so they are compiled per mechanic and not cached on disk (``cache=True``
-needs a function that lives in a file numba can key on; these are built at run time).
+in registers). They are built from source at run time, so Numba's own per-file cache
+cannot key them: :func:`cache_in` marks a generated function with a folder and a key of
+its own (the caller's: the rule's source, its declaration, the versions), and
+:class:`KeyedCacheLocator` makes Numba cache it there (Numba writes its cache files to a
+temporary name and renames them, so processes may share the folder).
 """
 
 from __future__ import annotations
 
 import linecache
+import math
 from collections import namedtuple
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import carray, njit
+from numba.core import caching
 
 from critlab.kernels.bins import add_counter, add_label, add_value
-from critlab.kernels.dice import local_scratch, roll_expr
+from critlab.kernels.dice import _stack_int64, local_scratch, roll_expr
 from critlab.kernels.jit import kernel
 from critlab.kernels.rng import local_state
 
-# mem layout: [MISS, done flags (MAX_INPUTS), values (MAX_INPUTS)], inside the 128 int64
-# of a local_scratch() buffer (its own stack frame: see critlab.kernels.rng.local_state).
+# mem layout: [MISS, done flags, scalar values, each input's value offset, each input's
+# width (dice in a pool, 1 for a value), then the pools' dice], in the kernel's own stack
+# frame (see critlab.kernels.rng.local_state: a local buffer aliases nothing).
 MAX_INPUTS = 32
 MISS = 0
 DONE = 1
 VALS = DONE + MAX_INPUTS
-MEM_SIZE = VALS + MAX_INPUTS
+OFFS = VALS + MAX_INPUTS
+WIDTHS = OFFS + MAX_INPUTS
+POOLS = WIDTHS + MAX_INPUTS
+# The dice of all of a mechanic's pools together (a pool has at most 100, as a dice term).
+MAX_POOL_DICE = 512
+MEM_SIZE = POOLS + MAX_POOL_DICE
 
-# The generated drivers' jit options: critlab.kernels.jit's, without the disk cache.
+# The generated drivers' jit options: critlab.kernels.jit's; the disk cache is keyed
+# per mechanic (cache_in), not per file.
 _OPTIONS = {"error_model": "numpy", "nogil": True}
+# The module the generated functions claim as theirs: Numba imports it again when it
+# loads them from the cache (any importable module would do).
+_HOME = __name__
 
-Args = namedtuple("Args", "terms starts consts params")
+Args = namedtuple("Args", "terms starts consts params offs widths")
 """A spec's arguments for ``block``: every input's encoded terms stacked (input ``i`` is
-``terms[starts[i]:starts[i + 1]]`` with constant ``consts[i]``) and the rule's
-parameters as one tuple, in declaration order."""
+``terms[starts[i]:starts[i + 1]]`` with constant ``consts[i]``; a pool's is one die), the
+rule's parameters as one tuple, in declaration order, and where each input's values live
+in ``mem`` (``offs``) and how many there are (``widths``: 1 for a value, a pool's dice)."""
+
+
+@kernel(inline="always")
+def local_mem():
+    """The rule's ``mem`` in the kernel's own stack frame."""
+    return carray(_stack_int64(MEM_SIZE), MEM_SIZE)
 
 
 @kernel(inline="always")
@@ -69,6 +95,16 @@ def read(mem, i):
     if mem[DONE + i] == 0 and mem[MISS] < 0:
         mem[MISS] = i
     return mem[VALS + i]
+
+
+@kernel(inline="always")
+def read_pool(mem, i):
+    """Pool ``i``'s dice, highest first (a view of ``mem``); a stand-in of the same length
+    when it has no value yet, recorded as :func:`read` does."""
+    if mem[DONE + i] == 0 and mem[MISS] < 0:
+        mem[MISS] = i
+    start = mem[OFFS + i]
+    return mem[start : start + mem[WIDTHS + i]]
 
 
 @kernel(inline="always")
@@ -84,6 +120,94 @@ def compensated_add(acc, i, x):
     acc[0, i] = t
 
 
+def pool_rows(n: int, faces: int) -> int:
+    """How many distinct sorted outcomes ``n`` dice of ``faces`` values have (multisets).
+
+    >>> pool_rows(12, 6), pool_rows(0, 6)
+    (6188, 1)
+    """
+    return math.comb(n + faces - 1, n)
+
+
+@kernel
+def pool_table(values, probs, n, out_vals, out_probs):
+    """Every distinct outcome of ``n`` independent dice, each showing ``values[j]`` with
+    probability ``probs[j]`` (``values`` ascending): row ``r`` of ``out_vals`` (``n``
+    wide, flat) the dice sorted highest first, ``out_probs[r]`` its multinomial
+    probability, ``n! / prod(c_j!) * prod(probs[j] ** c_j)`` for ``c_j`` dice showing
+    ``values[j]``. ``out_probs`` has :func:`pool_rows` entries."""
+    m = values.shape[0]
+    idx = np.zeros(max(n, 1), np.int64)  # face indices, non-increasing
+    for r in range(out_probs.shape[0]):
+        p = 1.0
+        left = n  # dice not yet placed: the multinomial as a product of binomials
+        t = 0
+        while t < n:
+            u = t
+            while u < n and idx[u] == idx[t]:
+                u += 1
+            c = u - t
+            for a in range(c):
+                p *= (left - a) / (a + 1) * probs[idx[t]]
+            left -= c
+            t = u
+        for a in range(n):
+            out_vals[r * n + a] = values[idx[a]]
+        out_probs[r] = p
+        # the next non-increasing sequence: raise the last index that may rise
+        t = n - 1
+        while t >= 0 and (idx[t] == m - 1 or (t > 0 and idx[t] == idx[t - 1])):
+            t -= 1
+        if t < 0:
+            break
+        idx[t] += 1
+        for a in range(t + 1, n):
+            idx[a] = 0
+
+
+class KeyedCacheLocator(caching._CacheLocator):
+    """Numba's cache for a function marked by :func:`cache_in`: its folder, and its key as
+    the freshness stamp (the generated source has no file to stamp)."""
+
+    def __init__(self, py_func: Any, py_file: str) -> None:
+        self._py_file = py_file
+        self._folder, self._key = py_func._critlab_cache
+
+    def get_cache_path(self) -> str:
+        return self._folder
+
+    def get_source_stamp(self) -> str:
+        return self._key
+
+    def get_disambiguator(self) -> str:
+        return self._key[:12]
+
+    @classmethod
+    def from_function(cls, py_func: Any, py_file: str) -> KeyedCacheLocator | None:
+        if getattr(py_func, "_critlab_cache", None) is None:
+            return None
+        return cls(py_func, py_file)
+
+
+def _register_locator() -> None:
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+    classes = getattr(impl, "_locator_classes", None)
+    if isinstance(classes, list) and KeyedCacheLocator not in classes:
+        classes.insert(0, KeyedCacheLocator)
+
+
+_register_locator()
+
+
+def cache_in(py_func: Any, folder: str | None, key: str) -> dict[str, Any]:
+    """Mark ``py_func`` to be cached in ``folder`` under ``key``; the jit options to
+    compile it with (no disk cache when ``folder`` is None)."""
+    if folder is None:
+        return dict(_OPTIONS)
+    py_func._critlab_cache = (folder, key)
+    return {**_OPTIONS, "cache": True}
+
+
 class Kernels(NamedTuple):
     """The compiled drivers of one rule (see :func:`make_kernels`)."""
 
@@ -93,14 +217,21 @@ class Kernels(NamedTuple):
 
 
 # One trial loop for the simulation block and the range pilot: the rule run until it reads
-# no input without a value, each missing input rolled at one place.
+# no input without a value, each missing input rolled at one place (a value is a pool of
+# one die).
 _TRIALS = """
 def {name}(s, n, {outputs}, a):
     s = local_state(s)
     scratch = local_scratch()
-    mem = local_scratch()
+    mem = local_mem()
     k = a.consts.shape[0]
     terms, starts, consts, p = a.terms, a.starts, a.consts, a.params
+    for j in range(k):
+        mem[OFFS + j] = a.offs[j]
+        mem[WIDTHS + j] = a.widths[j]
+        mem[VALS + j] = 0
+    for j in range(POOLS, MEM_SIZE):
+        mem[j] = 0
     for _ in range(n):
         for j in range(k):
             mem[DONE + j] = 0
@@ -110,7 +241,14 @@ def {name}(s, n, {outputs}, a):
             i = mem[MISS]
             if i < 0:
                 break
-            mem[VALS + i] = roll_expr(s, terms[starts[i] : starts[i + 1]], consts[i], scratch)
+            o = a.offs[i]
+            for t in range(a.widths[i]):
+                v = roll_expr(s, terms[starts[i] : starts[i + 1]], consts[i], scratch)
+                q = t
+                while q > 0 and mem[o + q - 1] < v:
+                    mem[o + q] = mem[o + q - 1]
+                    q -= 1
+                mem[o + q] = v
             mem[DONE + i] = 1
 {after}
 """
@@ -130,9 +268,12 @@ _MINMAX = """        vmin[{j}] = min(vmin[{j}], r[{r}])
         vmax[{j}] = max(vmax[{j}], r[{r}])
 """
 
+# Input j's outcome q: sup_probs[sup_start[j] + q], its values (widths[j] of them) at
+# sup_vals[val_start[j] + q * widths[j]:]. counts: runs of the rule, leaves, a label out
+# of range (1), the leaf budget spent (1), an input read that has no outcomes table (1 + j).
 _EXPLORE = """
-def explore(fill, p, sup_start, sup_len, sup_vals, sup_probs, tails, label_p, vmin, vmax, hist_off, hist,
-            cut, counts, bad):
+def explore(fill, p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_probs, tails, max_leaves,
+            label_p, vmin, vmax, hist_off, hist, cut, counts, bad):
     mem = np.zeros(MEM_SIZE, np.int64)
     k = sup_start.shape[0]
     n_labels = label_p.shape[1]
@@ -140,8 +281,12 @@ def explore(fill, p, sup_start, sup_len, sup_vals, sup_probs, tails, label_p, vm
     branch = np.zeros(k + 1, np.int64)
     w = np.zeros(k + 1)
     for j in range(k):
+        mem[OFFS + j] = offs[j]
+        mem[WIDTHS + j] = widths[j]
         mem[DONE + j] = 0
-        mem[VALS + j] = sup_vals[sup_start[j]]
+        if sup_len[j] > 0:
+            for t in range(widths[j]):
+                mem[offs[j] + t] = sup_vals[val_start[j] + t]
     depth = 0
     w[0] = 1.0
     while True:
@@ -150,20 +295,27 @@ def explore(fill, p, sup_start, sup_len, sup_vals, sup_probs, tails, label_p, vm
         counts[0] += 1
         i = mem[MISS]
         if i >= 0:
+            if sup_len[i] <= 0:
+                counts[4] = 1 + i
+                return
             depth += 1
             branch[depth] = i
             pos[i] = 0
             mem[DONE + i] = 1
-            mem[VALS + i] = sup_vals[sup_start[i]]
+            for t in range(widths[i]):
+                mem[offs[i] + t] = sup_vals[val_start[i] + t]
             compensated_add(cut, 0, w[depth - 1] * tails[i])
             w[depth] = w[depth - 1] * sup_probs[sup_start[i]]
             continue
+        if counts[1] >= max_leaves:
+            counts[3] = 1
+            return
         counts[1] += 1
         label = {label}
         if label < 0 or label >= n_labels:
             bad[0] = label
             for j in range(k):
-                bad[1 + j] = mem[VALS + j] if mem[DONE + j] else -(2**62)
+                bad[1 + j] = mem[VALS + j] if mem[DONE + j] and offs[j] == VALS + j else -(2**62)
             counts[2] = 1
             return
         compensated_add(label_p, label, w[depth])
@@ -175,12 +327,12 @@ def explore(fill, p, sup_start, sup_len, sup_vals, sup_probs, tails, label_p, vm
             j = branch[depth]
             pos[j] += 1
             if pos[j] < sup_len[j]:
-                q = sup_start[j] + pos[j]
-                mem[VALS + j] = sup_vals[q]
-                w[depth] = w[depth - 1] * sup_probs[q]
+                base = val_start[j] + pos[j] * widths[j]
+                for t in range(widths[j]):
+                    mem[offs[j] + t] = sup_vals[base + t]
+                w[depth] = w[depth - 1] * sup_probs[sup_start[j] + pos[j]]
                 break
             mem[DONE + j] = 0
-            mem[VALS + j] = sup_vals[sup_start[j]]
             depth -= 1
         if depth == 0:
             break
@@ -194,7 +346,14 @@ def _shift(text: str, spaces: int) -> str:
     return "".join(" " * spaces + line + "\n" for line in text.splitlines())
 
 
-def make_kernels(user: Any, n_params: int, n_values: int, returns_tuple: bool) -> Kernels:
+def make_kernels(
+    user: Any,
+    n_params: int,
+    n_values: int,
+    returns_tuple: bool,
+    cache: tuple[str, str] | None = None,
+    tag: str = "",
+) -> Kernels:
     """The simulation block, the exact tree walk and the range pilot of one rule.
 
     ``user(mem, *params)`` is the rewritten rule (an njit function) returning a label
@@ -204,7 +363,8 @@ def make_kernels(user: Any, n_params: int, n_values: int, returns_tuple: bool) -
     ``explore(fill, params, ...)`` walks the exact tree (pass ``fill=0``: label
     probabilities and value ranges; ``fill=1``: value histograms); ``ranges`` records
     the values' minimum and maximum over ``n`` trials (for a simulation without an
-    exact support).
+    exact support). ``cache`` is ``(folder, key)`` to cache the drivers on disk (see
+    :func:`cache_in`); ``tag`` tells apart drivers of the same rule built another way.
     """
     params = "".join(f", p[{i}]" for i in range(n_params))
     label = "r[0]" if returns_tuple else "r"
@@ -213,10 +373,12 @@ def make_kernels(user: Any, n_params: int, n_values: int, returns_tuple: bool) -
     minmax = "".join(_MINMAX.format(j=j, r=j + 1) for j in range(n_values)) or "        pass\n"
     fill = "".join(_FILL.format(j=j, r=j + 1) for j in range(n_values))
     namespace = {
+        "__name__": _HOME,
         "user": user,
         "np": np,
         "local_state": local_state,
         "local_scratch": local_scratch,
+        "local_mem": local_mem,
         "roll_expr": roll_expr,
         "add_label": add_label,
         "add_value": add_value,
@@ -225,6 +387,9 @@ def make_kernels(user: Any, n_params: int, n_values: int, returns_tuple: bool) -
         "MISS": MISS,
         "DONE": DONE,
         "VALS": VALS,
+        "OFFS": OFFS,
+        "WIDTHS": WIDTHS,
+        "POOLS": POOLS,
         "MEM_SIZE": MEM_SIZE,
     }
     sources = {
@@ -232,12 +397,15 @@ def make_kernels(user: Any, n_params: int, n_values: int, returns_tuple: bool) -
         "ranges": _TRIALS.format(name="ranges", outputs="vmin, vmax", params=params, after=minmax),
         "explore": _EXPLORE.format(params=params, label=label, minmax=_shift(minmax, 4), fill=fill),
     }
+    key = cache[1] if cache else f"{id(user):x}"
     compiled = {}
     for name, source in sources.items():
-        # a file name of its own, registered with linecache, so that numba (and a
-        # traceback) can show the generated source
-        filename = f"<critlab mechanic {name} {id(user):x}>"
+        # a file name of its own (the cache's index is named by it), registered with
+        # linecache, so that numba (and a traceback) can show the generated source
+        filename = f"critlab_mechanic_{tag}{name}_{key[:16]}"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         exec(compile(source, filename, "exec"), namespace)
-        compiled[name] = njit(**_OPTIONS)(namespace[name])
+        fn = namespace[name]
+        options = cache_in(fn, *cache) if cache else dict(_OPTIONS)
+        compiled[name] = njit(**options)(fn)
     return Kernels(compiled["block"], compiled["explore"], compiled["ranges"])

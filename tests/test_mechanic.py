@@ -5,6 +5,7 @@ nothing and changes nothing), thread determinism, sweeps, plots and pickling."""
 from __future__ import annotations
 
 import json
+import math
 import pickle
 from fractions import Fraction
 from pathlib import Path
@@ -14,8 +15,8 @@ import numpy as np
 import pytest
 
 from critlab.analysis.cli.main import main
-from critlab.analysis.mechanic import Bool, Int, Mechanic, mechanic, param
 from critlab.analysis.design.sweep import sweep
+from critlab.analysis.mechanic import Bool, Int, Mechanic, mechanic, param
 from critlab.analysis.systems import get_system
 from critlab.analysis.validate import validate
 
@@ -108,7 +109,7 @@ def test_simulate_json_contract(capsys):
 
 def test_blades_action_roll_matches_the_closed_form():
     m = get_system(BLADES)
-    for n in range(7):
+    for n in range(13):
         r = m.exact(m.make_spec(dice=n))
         if n == 0:  # two dice, the lower kept: P(lower >= k) = ((7 - k) / 6)^2
             want = {"failure": 1 - Fraction(1, 4), "partial": Fraction(1, 4) - Fraction(1, 36)}
@@ -119,8 +120,8 @@ def test_blades_action_roll_matches_the_closed_form():
             want |= {"success": one_six, "critical": 1 - Fraction(5, 6) ** n - one_six}
         for label, p in want.items():
             assert r.outcomes[label] == pytest.approx(float(p), abs=1e-15), (n, label)
-        # the pool's unread dice are never enumerated: 2 dice kept the lower, else n dice
-        assert m.rule.last_walk["leaves"] == 6 ** max(n, 2 if n == 0 else n)
+        # one pool read: its distinct sorted outcomes, C(n + 5, 5) (two dice when there are none)
+        assert m.rule.last_walk["leaves"] == math.comb((n or 2) + 5, 5)
 
 
 def test_blades_validates_on_two_threads_with_the_same_counts():
@@ -242,6 +243,7 @@ def test_drivers_fall_back_to_calling_the_rule_when_inlining_fails(monkeypatch):
     from numba.core.errors import TypingError
 
     from critlab.analysis.mechanic.compile import run_driver
+    from critlab.analysis.mechanic.exact import supports
 
     compiled = two_dice.rule.compiled((7,))
     real = compiled.kernels
@@ -255,12 +257,12 @@ def test_drivers_fall_back_to_calling_the_rule_when_inlining_fails(monkeypatch):
 
     compiled.kernels, compiled.fell_back = Refuses(), False
     try:
-        sizes = np.array([6, 6]), np.zeros(2, np.int64)
-        args = (0, (7,), np.array([0, 6]), sizes[0], np.tile(np.arange(1, 7), 2), np.full(12, 1 / 6))
-        label_p, cut, counts = np.zeros((2, 2)), np.zeros((2, 1)), np.zeros(3, np.int64)
+        sups = supports(two_dice.rule, two_dice.make_spec(split=7))
+        label_p, cut, counts = np.zeros((2, 2)), np.zeros((2, 1)), np.zeros(5, np.int64)
         vmin, vmax = np.full(1, 99, np.int64), np.full(1, -99, np.int64)
-        rest = (np.zeros(2), label_p, vmin, vmax, np.zeros(1, np.int64), np.zeros((2, 1)), cut, counts)
-        run_driver(two_dice.rule.fn, compiled, "explore", *args, *rest, np.zeros(3, np.int64))
+        walk = (sups.start, sups.rows, sups.val_start, sups.offs, sups.widths, sups.values, sups.probs)
+        rest = (sups.tails, 10**6, label_p, vmin, vmax, np.zeros(1, np.int64), np.zeros((2, 1)), cut, counts)
+        run_driver(two_dice.rule.fn, compiled, "explore", 0, (7,), *walk, *rest, np.zeros(3, np.int64))
         assert compiled.fell_back and (label_p[0] + label_p[1]).tolist() == pytest.approx([15 / 36, 21 / 36])
     finally:
         compiled.kernels, compiled.fell_back = real, False

@@ -25,6 +25,7 @@ the line.
 from __future__ import annotations
 
 import ast
+import hashlib
 import inspect
 import re
 import textwrap
@@ -39,6 +40,9 @@ from critlab.kernels import mechanic as km
 
 _MEM = "_critlab_mem"
 _READ = "_critlab_read"
+_READ_POOL = "_critlab_read_pool"
+# Methods that change an array in place: a pool is one roll, read-only.
+_MUTATORS = frozenset("sort fill put resize itemset partition setfield byteswap".split())
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _LOCATION = re.compile(r'File "([^"]+)", line (\d+)')
 
@@ -55,6 +59,7 @@ class Rewritten:
     filename: str
     line: int
     code: Any
+    digest: str = ""  # the rewritten tree's hash, line numbers included (the cache's key)
 
 
 @dataclass
@@ -76,13 +81,23 @@ class Compiled:
     seconds: float
     kernels: km.Kernels | None = None
     fell_back: bool = False
+    cache: tuple[str, str] | None = None  # (folder, key) of the disk cache, or none
 
     def __post_init__(self) -> None:
-        self.kernels = km.make_kernels(self.inlined, self.n_params, self.n_values, self.returns_tuple)
+        self.kernels = km.make_kernels(
+            self.inlined, self.n_params, self.n_values, self.returns_tuple, cache=self.cache
+        )
 
     def fall_back(self) -> None:
-        self.kernels = km.make_kernels(self.rule, self.n_params, self.n_values, self.returns_tuple)
+        self.kernels = km.make_kernels(
+            self.rule, self.n_params, self.n_values, self.returns_tuple, cache=self.cache, tag="called_"
+        )
         self.fell_back = True
+
+    def dispatchers(self) -> list[Any]:
+        """The rule's and its drivers' Numba dispatchers (their ``stats`` count cache
+        hits and misses)."""
+        return [self.rule, *self.kernels]
 
 
 def _where(fn: Any, node: ast.AST | None = None) -> str:
@@ -130,8 +145,27 @@ def _check_signature(fn: Any, node: ast.FunctionDef, inputs: Sequence[str], para
 class _Rewrite(ast.NodeTransformer):
     """Input reads to ``read(mem, i)``; label strings in return statements to indices."""
 
-    def __init__(self, fn: Any, inputs: Sequence[str], labels: Sequence[str]) -> None:
-        self.fn, self.inputs, self.labels = fn, list(inputs), list(labels)
+    def __init__(
+        self, fn: Any, inputs: Sequence[str], labels: Sequence[str], pools: Sequence[str] = ()
+    ) -> None:
+        self.fn, self.inputs, self.labels, self.pools = fn, list(inputs), list(labels), set(pools)
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        if isinstance(node.ctx, ast.Store | ast.Del) and isinstance(node.value, ast.Name):
+            if node.value.id in self.pools:
+                raise MechanicError(
+                    f"{_where(self.fn, node)}: pool {node.value.id!r} is changed; a pool is one roll, "
+                    "read-only: copy it (np.copy) to change it"
+                )
+        return self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if isinstance(node.value, ast.Name) and node.value.id in self.pools and node.attr in _MUTATORS:
+            raise MechanicError(
+                f"{_where(self.fn, node)}: pool {node.value.id!r} is changed by .{node.attr}(); a pool "
+                "is one roll, read-only, and already sorted highest first: copy it (np.copy) to change it"
+            )
+        return self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         if node.id.startswith("_critlab_"):
@@ -144,7 +178,7 @@ class _Rewrite(ast.NodeTransformer):
                 "read-only: give the new value another name"
             )
         call = ast.Call(
-            func=ast.Name(_READ, ast.Load()),
+            func=ast.Name(_READ_POOL if node.id in self.pools else _READ, ast.Load()),
             args=[ast.Name(_MEM, ast.Load()), ast.Constant(self.inputs.index(node.id))],
             keywords=[],
         )
@@ -172,25 +206,29 @@ class _Rewrite(ast.NodeTransformer):
         return node
 
 
-def rewrite(fn: Any, inputs: Sequence[str], params: Sequence[str], labels: Sequence[str]) -> Rewritten:
+def rewrite(
+    fn: Any, inputs: Sequence[str], params: Sequence[str], labels: Sequence[str], pools: Sequence[str] = ()
+) -> Rewritten:
     """``fn`` in the kernels' form ``fn(mem, *params)`` (see the module docstring).
 
     Every declared parameter is an argument, in declaration order; one that ``fn`` does
     not take (it only shapes an input's dice, e.g. a die's size) gets a name of its own.
+    The inputs named in ``pools`` are read whole, as arrays.
     """
     node = _source_tree(fn)
     _check_signature(fn, node, inputs, params)
     takes = {x.arg for x in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
     node.decorator_list = []
     node.returns = None
-    node = _Rewrite(fn, inputs, labels).visit(node)
+    node = _Rewrite(fn, inputs, labels, pools).visit(node)
     args = [_MEM] + [p if p in takes else f"_critlab_unused_{i}" for i, p in enumerate(params)]
     node.args = ast.arguments(
         posonlyargs=[], args=[ast.arg(a) for a in args], kwonlyargs=[], kw_defaults=[], defaults=[]
     )
     module = ast.fix_missing_locations(ast.Module(body=[node], type_ignores=[]))
+    digest = hashlib.sha256(ast.dump(module, include_attributes=True).encode()).hexdigest()
     code = compile(module, fn.__code__.co_filename, "exec")
-    return Rewritten(fn.__qualname__, fn.__code__.co_filename, fn.__code__.co_firstlineno, code)
+    return Rewritten(fn.__qualname__, fn.__code__.co_filename, fn.__code__.co_firstlineno, code, digest)
 
 
 def _one_line(fn: Any, exc: Exception) -> str:
@@ -244,10 +282,17 @@ def _returns(fn: Any, ret: Any, n_values: int, value_names: Sequence[str]) -> bo
 
 
 def compile_rule(
-    fn: Any, rewritten: Rewritten, params: Sequence[Any], value_names: Sequence[str]
+    fn: Any,
+    rewritten: Rewritten,
+    params: Sequence[Any],
+    value_names: Sequence[str],
+    cache: tuple[str, str] | None = None,
 ) -> Compiled:
     """Compile the rewritten rule for parameters like ``params`` (their types), check
-    what it returns, and build its drivers (compiled on their first call)."""
+    what it returns, and build its drivers (compiled on their first call). With
+    ``cache`` (a folder and a key, see :mod:`critlab.analysis.mechanic.cache`) the rule
+    and its drivers are loaded from the disk cache when they are there, and written to it
+    when they are compiled."""
     from numba import njit, typeof
     from numba.core.errors import NumbaError
 
@@ -256,8 +301,13 @@ def compile_rule(
     if fn.__closure__:  # a mechanic defined inside a function: its free variables
         namespace.update(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__), strict=True))
     namespace[_READ] = km.read
+    namespace[_READ_POOL] = km.read_pool
+    # Numba imports the module a cached function names when it loads it: one that any
+    # process can import (a rules file's own module may not be loaded there yet)
+    namespace["__name__"] = km.__name__
     exec(rewritten.code, namespace)
-    rule = njit(error_model="numpy", nogil=True)(namespace[fn.__name__])
+    py_rule = namespace[fn.__name__]
+    rule = njit(**(km.cache_in(py_rule, *cache) if cache else km.cache_in(py_rule, None, "")))(py_rule)
     signature = (typeof(np.zeros(km.MEM_SIZE, np.int64)), *(typeof(p) for p in params))
     try:
         rule.compile(signature)
@@ -267,7 +317,7 @@ def compile_rule(
     returns_tuple = _returns(fn, ret, len(value_names), value_names)
     inlined = njit(error_model="numpy", nogil=True, inline="always")(namespace[fn.__name__])
     seconds = time.perf_counter() - start
-    return Compiled(rule, inlined, returns_tuple, len(params), len(value_names), seconds)
+    return Compiled(rule, inlined, returns_tuple, len(params), len(value_names), seconds, cache=cache)
 
 
 def run_driver(fn: Any, compiled: Compiled, name: str, *args: Any) -> Any:

@@ -2,11 +2,15 @@
 
 Each input's exact distribution (:meth:`critlab.analysis.dice.notation.DiceExpr.dist`) gives
 its support (values of positive probability) and its tail (mass cut off below 1e-13,
-e.g. explosions). :func:`critlab.kernels.mechanic.make_kernels`' ``explore`` runs the
-compiled rule down the tree of its reads, so an input the rule does not read on a path
-is never enumerated there; the work is bounded before it starts by the product of the
-support sizes (:data:`MAX_GRID`). Two walks: the first sums the labels' probabilities
-and finds each value's range, the second fills the values' histograms.
+e.g. explosions); a pool's outcomes are its distinct sorted dice with their multinomial
+probabilities (:func:`critlab.analysis.mechanic.pools.outcomes`).
+:func:`critlab.kernels.mechanic.make_kernels`' ``explore`` runs the compiled rule down the
+tree of its reads, so an input the rule does not read on a path is never enumerated
+there. The work is counted as the walk goes, in leaves of that tree (combinations of the
+inputs a run of the rule read), and the walk stops past :data:`MAX_GRID` of them: an
+input that is declared but never read costs nothing. Two walks: the first sums the
+labels' probabilities and finds each value's range, the second fills the values'
+histograms.
 
 Where a rule reads an input, the mass of that input's tail (times the weight of the path)
 is not followed: it is the result's ``tail`` (the metric, and every value distribution's
@@ -15,20 +19,21 @@ is not followed: it is the result's ``tail`` (the metric, and every value distri
 
 from __future__ import annotations
 
-import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from critlab.analysis.dice.notation import parse
 from critlab.analysis.dist import Dist
 from critlab.analysis.mechanic.compile import MechanicError, run_driver
-from critlab.analysis.dice.notation import parse
+from critlab.analysis.mechanic.pools import outcomes, places
 from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import Spec
 
-# At most this many combinations of the inputs' values (the product of their support
-# sizes, an upper bound on the leaves of the tree) are computed exactly: about a second
-# or two of compiled work for a small rule.
+# At most this many leaves of the tree of reads (combinations of the inputs' values that
+# a run of the rule read) are computed exactly: a few seconds of compiled work for a
+# small rule. Counted as the walk goes.
 MAX_GRID = 10**8
 # At most this many histogram bins over all of a mechanic's values.
 MAX_VALUE_BINS = 10**7
@@ -38,47 +43,84 @@ class ExactTooLarge(MechanicError):
     """The exact engine refuses a mechanic (too many combinations or value bins)."""
 
 
-def supports(rule: Any, spec: Spec) -> list[tuple[str, np.ndarray, np.ndarray, float]]:
-    """``(text, values, probabilities, tail)`` of each input for ``spec``: its support
-    (values of positive probability, in order) and the mass cut off into its tail."""
-    out = []
-    for name, text in zip(rule.inputs, rule.input_texts(spec), strict=True):
+@dataclass(frozen=True)
+class Supports:
+    """Every input's exact outcomes for one spec, flat, in the walk's layout: input ``j``
+    has ``rows[j]`` outcomes (-1: a pool too large to tabulate), outcome ``q`` has
+    probability ``probs[start[j] + q]`` and values ``values[val_start[j] + q * widths[j]:]``
+    (``widths[j]`` of them, at ``offs[j]`` in the rule's ``mem``), ``tails[j]`` its cut-off."""
+
+    start: np.ndarray
+    rows: np.ndarray
+    val_start: np.ndarray
+    offs: np.ndarray
+    widths: np.ndarray
+    values: np.ndarray
+    probs: np.ndarray
+    tails: np.ndarray
+
+
+def supports(rule: Any, spec: Spec) -> Supports:
+    """The exact outcomes of every input for ``spec``: a value's support (values of
+    positive probability, in order) or a pool's distinct sorted outcomes, each input's
+    tail (the mass cut off) beside them."""
+    rolls = rule.rolls(spec)
+    offs, widths = places(tuple(n for _, n, _ in rolls))
+    vals, probs, tails, rows = [], [], [], []
+    for name, (text, n, die) in zip(rule.inputs, rolls, strict=True):
         try:
-            d = parse(text).dist()
+            if n is None:
+                d = parse(text).dist()
+                keep = d.probs > 0
+                v, p, tail = d.values[keep], d.probs[keep], d.tail
+            else:
+                table = outcomes(n, die)
+                v, p, tail = table.values, table.probs, table.tail
         except ValueError as exc:  # e.g. a pool too large to compute exactly: it still simulates
             raise ExactTooLarge(f"{rule.name}: input {name} = {text!r}: {exc}; simulate it instead") from None
-        keep = d.probs > 0
-        out.append((text, d.values[keep], d.probs[keep], d.tail))
-    return out
+        if v is None:  # a pool too large to tabulate: refused if the rule reads it
+            v, p = np.zeros(0, np.int64), np.zeros(0)
+        vals.append(np.asarray(v, dtype=np.int64).ravel())
+        probs.append(np.asarray(p, dtype=np.float64))
+        tails.append(tail)
+        rows.append(len(p) if len(p) else -1)
+    sizes = np.array([len(p) for p in probs], dtype=np.int64)
+    cells = np.array([len(v) for v in vals], dtype=np.int64)
+    return Supports(
+        start=np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64),
+        rows=np.array(rows, dtype=np.int64),
+        val_start=np.concatenate([[0], np.cumsum(cells)[:-1]]).astype(np.int64),
+        offs=offs,
+        widths=widths,
+        values=np.concatenate(vals).astype(np.int64),
+        probs=np.concatenate(probs).astype(np.float64),
+        tails=np.array(tails, dtype=np.float64),
+    )
 
 
-def check_grid(rule: Any, spec: Spec, sups: list) -> int:
-    """The product of the support sizes, or :class:`ExactTooLarge` (one line) above
-    :data:`MAX_GRID`."""
-    sizes = [len(v) for _, v, _, _ in sups]
-    grid = math.prod(sizes)
-    if grid > MAX_GRID:
-        parts = " x ".join(
-            f"{name} {size}" for name, size in zip(rule.inputs, sizes, strict=True) if size > 1
-        )
+def _refuse(rule: Any, spec: Spec, counts: np.ndarray) -> None:
+    """One line for a walk that stopped: its budget spent, or a pool too large read."""
+    if counts[4]:
+        name = tuple(rule.inputs)[counts[4] - 1]
+        text, n, die = rule.rolls(spec)[counts[4] - 1]
+        rows = outcomes(n, die).rows
         raise ExactTooLarge(
-            f"{rule.name}: the exact distribution would enumerate up to {grid:,} combinations of its "
-            f"inputs ({parts} values), above the limit of {MAX_GRID:,}; simulate it instead (--trials N)"
+            f"{rule.name}: pool {name} = {text!r} has too many distinct outcomes to enumerate exactly "
+            f"(at least {rows:,}); simulate it instead (--trials N)"
         )
-    return grid
+    if counts[3]:
+        raise ExactTooLarge(
+            f"{rule.name}: the exact distribution needs more than {MAX_GRID:,} combinations of the inputs "
+            f"it reads (leaves of its tree of reads); simulate it instead (--trials N)"
+        )
 
 
-def _walk(rule: Any, spec: Spec, sups: list, fill: int, vmin: np.ndarray, vmax: np.ndarray, hist_off, hist):
+def _walk(rule: Any, spec: Spec, sups: Supports, fill: int, vmin, vmax, hist_off, hist):
     compiled = rule.compiled(rule.param_values(spec))
-    k = len(sups)
-    sizes = np.array([len(v) for _, v, _, _ in sups], dtype=np.int64)
-    sup_start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-    sup_vals = np.concatenate([v for _, v, _, _ in sups]).astype(np.int64)
-    sup_probs = np.concatenate([p for _, _, p, _ in sups]).astype(np.float64)
-    tails = np.array([t for _, _, _, t in sups], dtype=np.float64)
+    k = len(sups.rows)
     label_p = np.zeros((2, len(rule.labels)))
     cut = np.zeros((2, 1))
-    counts = np.zeros(3, dtype=np.int64)
+    counts = np.zeros(5, dtype=np.int64)
     bad = np.zeros(1 + k, dtype=np.int64)
     run_driver(
         rule.fn,
@@ -86,11 +128,15 @@ def _walk(rule: Any, spec: Spec, sups: list, fill: int, vmin: np.ndarray, vmax: 
         "explore",
         fill,
         rule.param_values(spec),
-        sup_start,
-        sizes,
-        sup_vals,
-        sup_probs,
-        tails,
+        sups.start,
+        sups.rows,
+        sups.val_start,
+        sups.offs,
+        sups.widths,
+        sups.values,
+        sups.probs,
+        sups.tails,
+        MAX_GRID,
         label_p,
         vmin,
         vmax,
@@ -100,6 +146,7 @@ def _walk(rule: Any, spec: Spec, sups: list, fill: int, vmin: np.ndarray, vmax: 
         counts,
         bad,
     )
+    _refuse(rule, spec, counts)
     if counts[2]:
         shown = ", ".join(
             f"{name}={v}" for name, v in zip(rule.inputs, bad[1:], strict=True) if v != -(2**62)
@@ -117,7 +164,6 @@ def exact(rule: Any, spec: Spec) -> ExactResult:
     """The exact result of ``spec``: outcome probabilities, each value's distribution,
     ``mean_<value>`` metrics and ``tail``."""
     sups = supports(rule, spec)
-    check_grid(rule, spec, sups)
     n_values = len(rule.values)
     vmin = np.full(max(n_values, 1), np.iinfo(np.int64).max, dtype=np.int64)
     vmax = np.full(max(n_values, 1), np.iinfo(np.int64).min, dtype=np.int64)

@@ -23,6 +23,7 @@ import numpy as np
 
 from critlab.analysis.mechanic.compile import MechanicError, run_driver
 from critlab.analysis.mechanic.exact import ExactTooLarge
+from critlab.analysis.mechanic.pools import places
 from critlab.analysis.dice.notation import parse
 from critlab.analysis.results import SimResult
 from critlab.analysis.spec import Spec, SpecError
@@ -39,13 +40,15 @@ OUT_OF_RANGE = "label_out_of_range"
 
 
 def kernel_args(rule: Any, spec: Spec) -> km.Args:
-    """The block's arguments for ``spec``: the inputs' encoded dice, stacked, and the
-    rule's parameters."""
-    encoded = [parse(text).encode() for text in rule.input_texts(spec)]
+    """The block's arguments for ``spec``: the inputs' encoded dice, stacked (a pool's:
+    one of its dice), the rule's parameters, and where each input's values live."""
+    rolls = rule.rolls(spec)
+    encoded = [parse(die).encode() for _, _, die in rolls]
     terms = np.concatenate([t for t, _ in encoded]).astype(np.int64)
     starts = np.concatenate([[0], np.cumsum([len(t) for t, _ in encoded])]).astype(np.int64)
     consts = np.array([c for _, c in encoded], dtype=np.int64)
-    return km.Args(terms, starts, consts, rule.param_values(spec))
+    offs, widths = places(tuple(n for _, n, _ in rolls))
+    return km.Args(terms, starts, consts, rule.param_values(spec), offs, widths)
 
 
 class MechanicBlock:
