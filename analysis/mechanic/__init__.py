@@ -1,240 +1,404 @@
-"""Balance reports: ``critlab report [--config FILE] [--out DIR] [--force] [--trials N]
-[--seed S] [--baseline SUMMARY.json]``.
+"""Your own mechanic: one Python function, the exact distribution, the simulation and the
+validation, held against each other.
 
-A TOML configuration (:mod:`critlab.analysis.report.config`; built in: ``default.toml``)
-names the rule systems, their parameters, the grids to sweep and the specs to
-validate. The report goes to ``reports/<name>/``:
+A designer writes the rule as it reads and declares its outcome labels, its numeric
+values, its parameters (with kinds, defaults and ranges, as the built-in systems'
+parameters) and its random inputs (dice expressions in the full notation, which may
+name parameters in braces)::
 
-- ``index.html``: one self-contained page (figures embedded), readable on a phone and in print;
-- ``README.md``: the same, figures as relative PNGs;
-- ``figures/*.png``, ``tables/*.csv``;
-- ``summary.md``: the verdict, balance checks and changes in Markdown, for a CI job's summary;
-- ``summary.json``: every headline number (``metrics``: exact ones, and simulated ones
-  with their standard errors), every validation, and the run's metadata.
+    from critlab.analysis.mechanic import Int, mechanic, param
 
-With ``--baseline`` an earlier ``summary.json`` adds a "what changed" section
-(:mod:`critlab.analysis.report.compare`). Balance checks (``[[checks]]``,
-:mod:`critlab.analysis.report.checks`) head the page and ``summary.json``. The exit status
-is 0 when every validation and check passed, 1 when one failed (the report is still
-written), 2 for a bad configuration, option or output folder.
+    @mechanic(
+        labels=("failure", "success", "raise"),
+        values=("margin",),
+        params={"trait": param(8, Int(4, 12), "sides of the trait die"),
+                "target": param(4, Int(), "the number to reach")},
+        inputs={"trait_die": "1d{trait}!", "wild": "1d6!"},
+    )
+    def trait_roll(trait_die, wild, *, target):
+        best = max(trait_die, wild)
+        if best < target:
+            return "failure", best - target
+        return ("raise" if best >= target + 4 else "success"), best - target
 
-The configuration, the baseline and the output folder are all checked before any work.
-The report is written beside its folder and swapped in whole
-(:mod:`critlab.analysis.report.output`): an interrupt or a full disk leaves the previous
-report as it was, and a folder that is not a critlab report is never overwritten.
+The result is a rule system like the built-in ones (:class:`Mechanic`, a
+:class:`~critlab.analysis.systems.base.RuleSystem`): ``trait_roll.make_spec(trait=6)``,
+``trait_roll.exact(spec)``, ``trait_roll.simulate(spec, trials=..., seed=...)``, sweeps,
+tune, plots, report sections and the command line (``critlab exact rules.py:trait_roll
+--trait 6 --json``) all work on it.
+
+- The function returns a label (one of the label strings, written in the return
+  statement, or its index) and, when ``values`` are declared, those values after it, as
+  integers. Every value is per trial, like the built-ins' distributions: 0 (or whatever
+  the rule says) where its event does not happen.
+- Inputs are read lazily: an input is rolled (simulation) or enumerated (exact) only
+  when the rule reads it, so a reroll or a roll that only sometimes happens is simply an
+  input the rule reads only when it happens. An unused input costs nothing and changes
+  nothing, not even the simulated counts at a seed. Each input is one roll per trial; an
+  expression that names an input reads it (a tuple of all the inputs reads them all).
+- An input may be a pool, ``pool("{dice}d6")``: the rule reads it once, as an integer
+  array of its dice's values sorted highest first (exact: its distinct sorted outcomes,
+  each with its multinomial probability; simulated: every die rolled).
+- Exact: the tree of the rule's reads over the inputs' exact distributions, weighted;
+  the leaves of the tree are counted as the walk goes, and it stops with one line past
+  :data:`~critlab.analysis.mechanic.exact.MAX_GRID` of them (simulate instead): an input
+  the rule never reads costs nothing. An input cut off below 1e-13 (an explosion) sends
+  that mass to ``tail``: each value distribution's ``tail`` entry and the metric
+  ``tail``; the outcome probabilities then sum to 1 − tail.
+- Simulated: the same compiled rule, its inputs rolled die by die, on the shared runner
+  (blocks, threads, seeds, progress, Dask).
+
+>>> @mechanic(labels=("miss", "hit"), params={"target": param(4, Int(1, 7), "to reach")},
+...           inputs={"die": "1d6"})
+... def d6_test(die, *, target):
+...     return "hit" if die >= target else "miss"
+>>> d6_test.exact(d6_test.make_spec(target=5)).outcomes
+{'miss': 0.6666666666666666, 'hit': 0.3333333333333333}
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
-import time
+import dataclasses
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from critlab.analysis.numtext import is_int_text, one_line
-from critlab.analysis.report import stepsummary
-from critlab.analysis.report.build import Progress, SectionOutput, plain_progress, run_system
-from critlab.analysis.report.checks import checks_verdict, run_checks
-from critlab.analysis.report.compare import SUMMARY_FORMAT, Comparison, compare, load_baseline
-from critlab.analysis.report.config import ConfigError, ReportConfig, load_config
-from critlab.analysis.report.meta import run_metadata
-from critlab.analysis.report.output import ReportFolder, write_file
-from critlab.analysis.report.page import assemble, change_words, status, verdict
-from critlab.analysis.report.warm import warm_kernels
-from critlab.analysis.systems.base import MAX_SEED, MAX_TRIALS
-from critlab.kernels.runner import resolve_seed
+from critlab.analysis.dice.notation import parse
+from critlab.analysis.mechanic.compile import Compiled, MechanicError, compile_rule, rewrite
+from critlab.analysis.mechanic.load import file_reference, register, resolve
+from critlab.analysis.mechanic.pools import Pool, pool
+from critlab.analysis.params import Bool, Choice, Dice, Int, Kind, declared, param
+from critlab.analysis.results import ExactResult, SimResult
+from critlab.analysis.spec import Spec, SpecError
+from critlab.analysis.systems.base import RuleSystem
+from critlab.kernels.mechanic import MAX_INPUTS, MAX_POOL_DICE
 
-__all__ = ["ConfigError", "ReportResult", "build_report", "load_config", "main"]
-
-
-@dataclass(frozen=True)
-class ReportResult:
-    out: Path
-    summary: dict[str, Any]
-    passed: bool
+# Names the command line's options or a spec's own attributes already use.
+RESERVED = frozenset(
+    "trials seed threads alpha json scheduler no_progress help version hp attacks_per_round max_rounds "
+    "vary top system rule_system params replace unused validate".split()
+)
+KINDS = (Int, Bool, Choice, Dice)
+# A parameter named in an input's dice: braces around a name alone (other braces are the
+# notation's own: listed faces d{1,1,2}, groups {1d8!, 1d6!}kh1).
+_FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def _json_safe(x: Any) -> Any:
-    """Plain JSON values: NaN and infinities become null, numpy scalars Python numbers."""
-    if isinstance(x, dict):
-        return {str(k): _json_safe(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_json_safe(v) for v in x]
-    if hasattr(x, "item") and not isinstance(x, (str, bytes)):
-        x = x.item()
-    if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))):
-        return None
-    return x
+def named_params(template: str) -> list[str]:
+    """The parameters an input's dice name, in order.
+
+    >>> named_params("{dice}d{1,1,2}+{bonus}")
+    ['dice', 'bonus']
+    """
+    return _FIELD.findall(template)
 
 
-def build_report(
-    config: str | Path | None = None,
-    *,
-    out: str | Path | None = None,
-    trials: int | None = None,
-    seed: int | None = None,
-    baseline: str | Path | None = None,
-    progress: bool = True,
-    force: bool = False,
-) -> ReportResult:
-    """Build a report; see the module docstring. Configuration, baseline and output folder
-    are checked before any work starts (:class:`ConfigError` otherwise); ``force`` lets a
-    folder that is not a critlab report be set aside (renamed) rather than refused."""
-    start = time.perf_counter()
-    cfg: ReportConfig = load_config(config).with_overrides(trials=trials, seed=seed)
-    base = load_baseline(baseline) if baseline is not None else None
-    folder = ReportFolder(out if out is not None else Path("reports") / cfg.name, force=force)
-    out_dir = folder.shown
-    folder.stage()
-    say = plain_progress(progress)
-    try:
-        summary, passed, line = _build(cfg, base, baseline, folder, say, progress, start)
-    except BaseException:
-        folder.discard()  # the target is left exactly as it was
-        raise
-    say(
-        f"{line} Wrote {out_dir / 'index.html'} and {out_dir / 'README.md'} "
-        f"in {time.perf_counter() - start:.1f} s"
-    )
-    return ReportResult(out=out_dir, summary=summary, passed=passed)
+def fill_params(template: str, values: Mapping[str, Any]) -> str:
+    """An input's dice with its parameters' values written in.
+
+    >>> fill_params("{dice}d{1,1,2}", {"dice": 3})
+    '3d{1,1,2}'
+    """
+    return _FIELD.sub(lambda m: str(values[m.group(1)]), template)
 
 
-def _build(
-    cfg: ReportConfig,
-    base: dict[str, Any] | None,
-    baseline: str | Path | None,
-    folder: ReportFolder,
-    say: Progress,
-    progress: bool,
-    start: float,
-) -> tuple[dict[str, Any], bool, str]:
-    """Run every section, write the files into the staged folder and swap it in."""
-    run_seed = resolve_seed(cfg.seed)
-    n_sections = sum(len(b.sections) for b in cfg.systems)
-    say(
-        f"report {cfg.name!r}: {n_sections} sections over {', '.join(b.name for b in cfg.systems)}; "
-        f"seed {run_seed}, {cfg.trials:,} trials per validation"
-    )
-    meta = run_metadata()
-    warm_kernels(cfg, say)  # every core compiles a system's simulator before the report runs
-    outputs: dict[str, list[SectionOutput]] = {}
-    for block in cfg.systems:
-        outputs[block.name] = run_system(block, cfg, run_seed, say, None if progress else False)
+@dataclass(frozen=True, kw_only=True)
+class MechanicSpec(Spec):
+    """Base of every mechanic's spec (a class made per mechanic from its parameters)."""
 
-    metrics: dict[str, dict[str, Any]] = {}
-    for outs in outputs.values():
-        for o in outs:
-            metrics.update(o.metrics)
-    validations = [o.info for outs in outputs.values() for o in outs if "passed" in o.info]
-    line, passed = verdict(validations)
-    checks = run_checks(cfg.checks)  # balance goals, exact; they fail the run in main
-    line, everything = status(validations, checks)  # the first line: validations and checks together
-    comparison: Comparison | None = None
-    if base is not None:
-        comparison = compare(metrics, base["metrics"], name=str(baseline))
-    wall = time.perf_counter() - start
-    doc = assemble(cfg, run_seed, outputs, comparison, meta, wall, checks=checks, baseline=base)
+    def validate(self) -> None:
+        type(self).rule_system.rule.input_texts(self)  # every input is valid dice notation
 
-    from critlab.analysis.report import html, markdown
-
-    files: dict[str, bytes] = {fig.file: fig.png for fig in doc.figures()}
-    tables = {rel: frame for outs in outputs.values() for o in outs for rel, frame in o.tables.items()}
-    if comparison is not None:
-        tables["tables/changes.csv"] = comparison.changes
-    files.update({rel: frame.to_csv(index=False).encode("utf-8") for rel, frame in tables.items()})
-    files["index.html"] = html.render(doc).encode("utf-8")
-    files["README.md"] = markdown.render(doc).encode("utf-8")
-    summary = {
-        "format": SUMMARY_FORMAT,
-        "name": cfg.name,
-        "title": cfg.title,
-        "validated": passed,
-        "passed": everything,
-        "verdict": line,
-        "run": {
-            **meta,
-            "config": cfg.file,
-            "config_sha256": cfg.sha256,
-            "seed": run_seed,
-            "trials": cfg.trials,
-            "batches": cfg.batches,
-            "alpha": cfg.alpha,
-            "systems": [b.name for b in cfg.systems],
-            "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - wall)),
-            "wall_time_s": round(wall, 3),
-        },
-        "validations": validations,
-        "checks": checks,
-        "sections": [o.info for outs in outputs.values() for o in outs],
-        "comparison": None if comparison is None else _comparison_json(cfg, comparison, base, run_seed),
-        "metrics": metrics,
-    }
-    summary = _json_safe(summary)
-    files["summary.json"] = (json.dumps(summary, indent=1, allow_nan=False) + "\n").encode("utf-8")
-    files["summary.md"] = stepsummary.render(summary).encode("utf-8")  # for a CI job's summary
-    _write(folder, files)
-    return summary, passed, line
+    def __reduce__(self) -> tuple:
+        # by reference: the mechanic is found again by name (a Dask worker loads its file)
+        return (_spec_of, (type(self).rule_system.where, self.params()))
 
 
-def _comparison_json(
-    cfg: ReportConfig, comparison: Comparison, base: dict[str, Any] | None, seed: int
-) -> dict[str, Any]:
-    """The comparison as summary.json keeps it, with its headline, warning and sentences."""
-    warning, groups = change_words(cfg, comparison, base, seed)
-    words = {"headline": comparison.headline(), "warning": warning, "sentences": groups}
-    return {**comparison.to_json(), **words}
+def _spec_of(where: str, params: dict[str, Any]) -> Spec:
+    return resolve(where).make_spec(**params)
 
 
-def _write(folder: ReportFolder, files: dict[str, bytes]) -> None:
-    """Every file into the staged folder, then the folder swapped in (summary.json last,
-    though no reader sees the staged folder before the swap)."""
-    stage = folder.staging
-    assert stage is not None
-    try:
-        for rel, data in files.items():
-            write_file(stage / rel, data)
-        folder.commit()
-    except OSError as exc:
-        raise ConfigError(
-            "command line", "--out", f"cannot write {folder.shown}: {exc.strerror or exc}; it is unchanged"
-        ) from None
-
-
-def _int_option(flag: str, text: str | None, lo: int, hi: int) -> int | None:
-    if text is None:
-        return None
-    if not is_int_text(str(text)):
-        allowed = f"must be an integer in {lo}..{hi}, written in ASCII digits, got {one_line(repr(text))}"
-        raise ConfigError("command line", flag, allowed)
-    value = int(text)
-    if not lo <= value <= hi:
-        raise ConfigError("command line", flag, f"must be an integer in {lo}..{hi}, got {value}")
-    return value
-
-
-def main(args: argparse.Namespace) -> int:
-    """The ``critlab report`` command: 0 when everything validated and every balance check
-    passed, 1 when one did not (the report is still written), 2 for a bad configuration
-    or option."""
-    try:
-        result = build_report(
-            args.config,
-            out=args.out,
-            trials=_int_option("--trials", args.trials, 1, MAX_TRIALS),
-            seed=_int_option("--seed", args.seed, 0, MAX_SEED),
-            baseline=args.baseline,
-            progress=not args.no_progress,
-            force=getattr(args, "force", False),
+def _declare_param(name: str, given: Any) -> dataclasses.Field:
+    if isinstance(given, dataclasses.Field):
+        field = dataclasses.field(default=given.default, metadata=given.metadata)
+    elif isinstance(given, Kind):
+        field = param(None, given, name.replace("_", " "))  # required
+    elif isinstance(given, bool):
+        field = param(given, Bool(), name.replace("_", " "))
+    elif isinstance(given, int):
+        field = param(given, Int(), name.replace("_", " "))
+    else:
+        raise MechanicError(
+            f"parameter {name}: declare it with param(default, Int(...)/Choice(...)/Bool()/Dice(), help) "
+            f"or a plain integer or bool default, got {given!r}"
         )
-    except ConfigError as exc:
-        print(f"critlab report: error: {one_line(exc)}", file=sys.stderr)
-        return 2
-    print(result.summary["verdict"])
-    checks_line, checks_ok = checks_verdict(result.summary["checks"])
-    if result.summary["checks"]:
-        print(checks_line)
-    print(f"report: {result.out / 'index.html'}")
-    return 0 if result.passed and checks_ok else 1
+    kind = field.metadata["critlab.param"].kind
+    if not isinstance(kind, KINDS):
+        raise MechanicError(f"parameter {name}: a mechanic's parameters are Int, Choice, Bool or Dice")
+    if isinstance(kind, Choice):
+        words = kind.choices
+        if not words or not all(isinstance(w, str) and w for w in words) or len(set(words)) < len(words):
+            raise MechanicError(
+                f"parameter {name}: Choice takes different words, as a tuple or a list "
+                f"(Choice(('normal', 'advantage'))), got {words!r}"
+            )
+    return field
+
+
+def _field_type(field: dataclasses.Field) -> Any:
+    kind = field.metadata["critlab.param"].kind
+    base = int if isinstance(kind, Int) else bool if isinstance(kind, Bool) else str
+    return (base | None) if field.default is None else base
+
+
+def _check_names(what: str, names: Sequence[str], taken: set[str]) -> None:
+    for name in names:
+        if not isinstance(name, str) or not name.isidentifier():
+            raise MechanicError(f"{what} {name!r} must be a name (letters, digits and _)")
+        if name in taken:
+            raise MechanicError(f"{what} {name!r} is declared twice or clashes with another name")
+        taken.add(name)
+
+
+class Rule:
+    """A mechanic's declaration, its compiled form (made on first use) and a cache of
+    exact results."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        labels: Sequence[str],
+        values: Sequence[str],
+        params: Mapping[str, dataclasses.Field],
+        inputs: Mapping[str, str],
+        name: str,
+    ) -> None:
+        self.fn, self.name = fn, name
+        self.labels, self.values = tuple(labels), tuple(values)
+        self.params, self.inputs = dict(params), dict(inputs)
+        self.pools = tuple(name for name, given in self.inputs.items() if isinstance(given, Pool))
+        self.rewritten = rewrite(fn, tuple(self.inputs), tuple(self.params), self.labels, self.pools)
+        self._compiled: Compiled | None = None
+        self.last_walk: dict[str, int] = {}  # the last exact walk's cost (see mechanic_exact)
+        self._exact: dict[Spec, ExactResult] = {}
+
+    def input_texts(self, spec: Spec) -> tuple[str, ...]:
+        """Each input's dice expression for ``spec`` (its parameters filled in), every one
+        checked as dice notation (a pool's ``NdX``)."""
+        return tuple(text for text, _, _ in self.rolls(spec))
+
+    def rolls(self, spec: Spec) -> tuple[tuple[str, int | None, str], ...]:
+        """``(text, dice, die)`` of each input for ``spec``: its dice expression with the
+        parameters filled in, a pool's number of dice (None for a value) and what one roll
+        of it is (the whole expression, or one of a pool's dice), every one checked."""
+        values = {name: getattr(spec, name) for name in self.params}
+        out = []
+        for name, given in self.inputs.items():
+            template = given.text if isinstance(given, Pool) else given
+            text = fill_params(template, values)
+            try:
+                if isinstance(given, Pool):
+                    n, die = given.count_and_die(text)
+                else:
+                    n, die = None, text
+                    parse(text)
+            except ValueError as exc:
+                used = named_params(template)
+                if not used:
+                    raise MechanicError(f"{self.name}: input {name} = {template!r}: {exc}") from None
+                raise SpecError(used[0], values[used[0]], f"makes input {name} = {text!r}: {exc}") from None
+            out.append((text, n, die))
+        in_pools = sum(n for _, n, _ in out if n is not None)
+        if in_pools > MAX_POOL_DICE:
+            templates = [self.inputs[p].text for p in self.pools]
+            named = [f for t in templates for f in named_params(t)]
+            why = f"makes its pools {in_pools} dice in all; they hold at most {MAX_POOL_DICE}"
+            if named:
+                raise SpecError(named[0], values[named[0]], why)
+            raise MechanicError(f"{self.name}: {why}")
+        return tuple(out)
+
+    def param_values(self, spec: Spec) -> tuple[Any, ...]:
+        """The rule's parameter arguments for ``spec``, in declaration order."""
+        return tuple(getattr(spec, name) for name in self.params)
+
+    def compiled(self, params: tuple[Any, ...]) -> Compiled:
+        """The rule compiled (once, on first use) for parameter values like ``params``
+        (their types: integers, bools and text)."""
+        if self._compiled is None:
+            from critlab.analysis.mechanic.cache import cache_for
+
+            cache = cache_for(self, params)
+            self._compiled = compile_rule(self.fn, self.rewritten, params, self.values, cache)
+        return self._compiled
+
+    def exact(self, spec: Spec) -> ExactResult:
+        """The exact result of ``spec`` (cached per spec)."""
+        from critlab.analysis.mechanic.exact import exact
+
+        if spec not in self._exact:
+            if len(self._exact) >= 256:
+                self._exact.clear()
+            self._exact[spec] = exact(self, spec)
+        return self._exact[spec]
+
+
+@dataclass(frozen=True, eq=False)
+class Mechanic(RuleSystem):
+    """A designer's mechanic as a rule system (see the module docstring).
+
+    ``where`` is the reference that loads it again (``path/to/rules.py:function`` with an
+    absolute path, or ``package.module:function``); calling the mechanic calls the plain
+    Python function, so a rule can be tried by hand: ``trait_roll(5, 2, target=4)``.
+    """
+
+    rule: Rule | None = None
+    where: str = ""
+
+    def simulate(self, spec: Spec, *, trials: int, **options: Any) -> SimResult:
+        """Simulate ``trials`` trials of ``spec``, inputs rolled die by die; ``options``
+        are :meth:`RuleSystem.simulate`'s (``seed``, ``threads``, ``progress``, ``client``)."""
+        from critlab.analysis.mechanic.sim import simulate
+
+        self.check_spec(spec)
+        return simulate(self, spec, trials=trials, **options)
+
+    @property
+    def compile_seconds(self) -> float | None:
+        """How long Numba took to compile the rule and its drivers' first call (None
+        before the first use)."""
+        c = self.rule._compiled
+        return None if c is None else c.seconds
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.rule.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<mechanic {self.name}: {', '.join(self.rule.labels)}>"
+
+
+def mechanic(
+    fn: Callable[..., Any] | None = None,
+    *,
+    labels: Sequence[str],
+    inputs: Mapping[str, str],
+    values: Sequence[str] = (),
+    params: Mapping[str, Any] | None = None,
+    title: str | None = None,
+) -> Any:
+    """Declare a mechanic (a decorator; see the module docstring).
+
+    Parameters
+    ----------
+    labels
+        The outcome labels, in order; the function returns one of them (or its index).
+    inputs
+        Input name -> dice expression, in the full notation (``"1d{trait}!"`` names the
+        parameter ``trait``), or a pool of dice read at once, highest first
+        (``pool("{dice}d6")``, see :mod:`critlab.analysis.mechanic.pools`); at most 32
+        inputs, each an argument of the function.
+    values
+        Names of the integer values returned after the label (each a distribution and a
+        ``mean_<name>`` metric).
+    params
+        Parameter name -> ``param(default, Int(lo, hi) | Choice(...) | Bool() | Dice(),
+        help)``, a plain integer or bool default, or a kind alone (required).
+    title
+        A one-line title (default: the function's docstring's first line).
+    """
+
+    def declare(f: Callable[..., Any]) -> Mechanic:
+        return _declare(f, labels, inputs, values, params or {}, title)
+
+    return declare(fn) if fn is not None else declare
+
+
+def _declare(fn, labels, inputs, values, params, title) -> Mechanic:
+    if not callable(fn) or not hasattr(fn, "__code__"):
+        raise MechanicError(f"@mechanic decorates a function, got {fn!r}")
+    name = fn.__qualname__
+    try:
+        return _declared(fn, labels, inputs, values, params, title)
+    except MechanicError as exc:
+        text = str(exc)
+        raise MechanicError(text if name in text else f"{name}: {text}") from None
+    except SpecError as exc:  # a default the parameter's own kind refuses
+        raise MechanicError(f"{name}: {exc}; fix its default in params=...") from None
+
+
+def _declared(fn, labels, inputs, values, params, title) -> Mechanic:
+    for what, given in (("labels", labels), ("values", values)):
+        if isinstance(given, str) or not isinstance(given, Sequence):
+            raise MechanicError(
+                f"{what} are a tuple or a list of names (labels=('miss', 'hit')), got {given!r}"
+            )
+    if not isinstance(inputs, Mapping) or not isinstance(params, Mapping):
+        raise MechanicError("inputs and params are dicts: name -> dice text or pool(...), name -> param(...)")
+    taken: set[str] = set()
+    labels, values = tuple(labels), tuple(values)
+    if not labels:
+        raise MechanicError(f"{fn.__qualname__}: declare at least one label")
+    _check_names("label", labels, set())
+    _check_names("value", values, {"tail"})
+    _check_names("input", tuple(inputs), taken)
+    _check_names("parameter", tuple(params), taken)
+    if not inputs or len(inputs) > MAX_INPUTS:
+        raise MechanicError(f"{fn.__qualname__}: declare 1..{MAX_INPUTS} inputs, got {len(inputs)}")
+    for name in params:
+        if name in RESERVED:
+            raise MechanicError(
+                f"parameter {name!r} is a name the command line or a spec already uses; choose another"
+            )
+    fields = {name: _declare_param(name, given) for name, given in params.items()}
+    for name, given in inputs.items():
+        template = given.text if isinstance(given, Pool) else given
+        if not isinstance(template, str):
+            raise MechanicError(f"input {name}: a dice expression is text or pool('NdX'), got {given!r}")
+        for p in named_params(template):
+            if p not in fields:
+                raise MechanicError(f"input {name} = {template!r} names {{{p}}}, which is not a parameter")
+    name, where = file_reference(fn)
+    rule = Rule(fn, labels, values, fields, inputs, name)
+    spec_cls = dataclasses.make_dataclass(
+        f"{fn.__name__.title().replace('_', '')}Spec",
+        [(p, _field_type(f), f) for p, f in fields.items()],
+        bases=(MechanicSpec,),
+        frozen=True,
+        kw_only=True,
+        namespace={"system": name, "__doc__": f"The parameters of the mechanic {name}."},
+    )
+    spec_cls.__module__, spec_cls.__qualname__ = fn.__module__, f"{fn.__qualname__}.Spec"
+    doc = (fn.__doc__ or "").strip().splitlines()
+    system = Mechanic(
+        name=name,
+        title=title or (doc[0] if doc else fn.__name__),
+        spec=spec_cls,
+        exact=rule.exact,
+        simulator=None,  # simulate is its own (lazy inputs, no kernel namedtuple)
+        views="critlab.analysis.mechanic.views",
+        rule=rule,
+        where=where,
+    )
+    # every parameter's default must make a legal spec (when none is required)
+    if all(f.default is not None for f in fields.values()):
+        system.make_spec()
+    register(system)
+    return system
+
+
+__all__ = [
+    "Bool",
+    "Choice",
+    "Dice",
+    "Int",
+    "Mechanic",
+    "MechanicError",
+    "MechanicSpec",
+    "Pool",
+    "declared",
+    "mechanic",
+    "param",
+    "pool",
+    "resolve",
+]
