@@ -22,7 +22,12 @@ from critlab.analysis.dist import Dist
 from critlab.analysis.tally import Tally
 
 
-def _num(x: float | None) -> float | None:
+def json_number(x: Any) -> float | None:
+    """A number as JSON writes it: a float, or ``None`` for ``None`` and NaN.
+
+    >>> json_number(2), json_number(float("nan")), json_number(None)
+    (2.0, None, None)
+    """
     if x is None:
         return None
     x = float(x)
@@ -81,7 +86,7 @@ class ExactResult:
                 k: (None if d is None else _keyed(d.to_dict(tail=True), self.value_labels.get(k)))
                 for k, d in self.distributions.items()
             },
-            "metrics": {k: _num(v) for k, v in self.metrics.items()},
+            "metrics": {k: json_number(v) for k, v in self.metrics.items()},
         }
 
     def __repr__(self) -> str:
@@ -122,11 +127,16 @@ class SimResult:
     value_labels: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # as in ExactResult
 
     @classmethod
-    def of(cls, exact: ExactResult, tally: Tally, metrics: Mapping[str, float | None]) -> SimResult:
+    def of(
+        cls, exact: ExactResult, tally: Tally, metrics: Mapping[str, float | None], **fields: Any
+    ) -> SimResult:
         """The simulated result of the spec whose exact result is ``exact``: same system,
-        params and distribution names (those not tallied are reported as null)."""
+        params and distribution names (those not tallied are reported as null); a
+        subclass's own ``fields`` as keywords."""
         unsimulated = tuple(k for k in exact.distributions if k not in tally.hists)
-        return cls(exact.system, dict(exact.params), tally, dict(metrics), unsimulated, exact.value_labels)
+        return cls(
+            exact.system, dict(exact.params), tally, dict(metrics), unsimulated, exact.value_labels, **fields
+        )
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -167,7 +177,7 @@ class SimResult:
                 },
                 **dict.fromkeys(self.unsimulated),
             },
-            "metrics": {k: _num(v) for k, v in self.metrics.items()},
+            "metrics": {k: json_number(v) for k, v in self.metrics.items()},
         }
 
     def __repr__(self) -> str:

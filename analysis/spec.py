@@ -97,6 +97,21 @@ class Spec:
         return dataclasses.replace(self, **changes)
 
 
+def system_of(spec: Any) -> Any:
+    """The rule system a spec belongs to (each spec class knows its own, designers'
+    mechanics included), or a TypeError naming what was given.
+
+    >>> system_of(None)
+    Traceback (most recent call last):
+    ...
+    TypeError: spec must be a rule system's spec (e.g. Thac0Spec), got NoneType
+    """
+    system = getattr(type(spec), "rule_system", None)
+    if not isinstance(spec, Spec) or system is None:
+        raise TypeError(f"spec must be a rule system's spec (e.g. Thac0Spec), got {type(spec).__name__}")
+    return system
+
+
 def _plain(v: Any) -> Any:
     if isinstance(v, (DiceExpr, Fraction)):
         return str(v) if isinstance(v, DiceExpr) else float(v)

@@ -10,7 +10,8 @@
 - **Legends that never clip**: :func:`legend_outside` places a legend beside the axes
   and lets constrained layout make room; :func:`legend_inside_figure` checks it.
 
->>> outcome_colors(("failure", "success"))["failure"] != outcome_colors(("failure", "success"))["success"]
+>>> colours = outcome_colors(("failure", "success"), {"failure": -1, "success": 1})
+>>> colours["failure"] != colours["success"]
 True
 >>> axis_label("expected_damage")
 'expected damage'
@@ -18,7 +19,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 # Okabe & Ito (2008), the palette most used for colour-blind-safe categorical plots.
@@ -26,66 +27,44 @@ QUALITATIVE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
 NEUTRAL = "#9a9a9a"
 ORDERED_CMAP = "viridis"
 
-# Words that make a label good or bad, and how strongly (-2 worst .. +2 best).
-_BAD = {
-    "major_catastrophe": -2,
-    "critfail": -2,
-    "fumble": -2,
-    "minor_catastrophe": -1,
-    "failure": -1,
-    "miss": -1,
-    "attack_failed": -1,
-    "resisted": -1,
-    "undecided": 0,
-    "tie": 0,
-    "natural20_reduced": 0,
-    "fumble_reroll_hit": 1,
-    "success": 1,
-    "hit": 1,
-    "affected": 1,
-    "defeated": 1,
-    "minor_critical": 2,
-    "crit": 2,
-    "critical_hit": 2,
-    "major_critical": 2,
-    "raise": 2,
-    # contests, from side A's view
-    "a_wins": 1,
-    "b_wins": -1,
-}
+# How good a label is, -2 worst .. +2 best, is the system's to declare
+# (RuleSystem.polarity, read by RuleSystem.polarity_of); the style only draws it.
 _WARM = {-2: "#B2182B", -1: "#EF8A62"}
 _COOL = {1: "#67A9CF", 2: "#2166AC"}
 
-# Axis labels that are not just the name with spaces.
+# Axis labels that are not just the name with spaces, for the names every system shares
+# (a system's own parameters carry theirs in their declarations).
 _LABELS = {
-    "target_ac": "target AC",
-    "thac0": "THAC0",
-    "dt": "damage threshold (DT)",
-    "dr": "damage resistance (DR)",
-    "sm": "severity modifier (SM)",
     "hp": "hit points",
     "expected_damage": "expected damage",
     "mean_rounds": "mean rounds to defeat",
 }
 
 
-def outcome_colors(labels: Sequence[str]) -> dict[str, str]:
-    """A colour per outcome label: warm for bad, cool for good, grey for neutral or
-    unknown labels (those get the qualitative palette if none is known at all)."""
-    known = [lab for lab in labels if lab in _BAD]
+def outcome_colors(labels: Sequence[str], polarity: Mapping[str, int] | None = None) -> dict[str, str]:
+    """A colour per outcome label by its ``polarity`` (label -> -2 worst .. +2 best, as
+    the system declares it: ``system.polarity_of(labels)``): warm for bad, cool for
+    good, grey for neutral or unknown labels (those get the qualitative palette if none
+    is known at all).
+
+    >>> c = outcome_colors(("miss", "hit"), {"miss": -1, "hit": 1})
+    >>> c["miss"] == polar_colour(-1), c["hit"] == polar_colour(1)
+    (True, True)
+    """
+    polarity = dict(polarity or {})
+    known = [lab for lab in labels if lab in polarity]
     if not known:
         return {lab: QUALITATIVE[i % len(QUALITATIVE)] for i, lab in enumerate(labels)}
     out = {}
     for lab in labels:
-        score = _BAD.get(lab)
-        out[lab] = NEUTRAL if not score else (_WARM if score < 0 else _COOL)[score]
-    scores = [_BAD[lab] for lab in labels if lab in _BAD]
+        out[lab] = polar_colour(polarity.get(lab, 0))
+    scores = [polarity[lab] for lab in labels if lab in polarity]
     if len(set(scores)) < len(scores) and scores == sorted(scores):
-        return _ramp(labels)
+        return _ramp(labels, polarity)
     # labels sharing a score (hit and a fumble's reroll hit) get shades of its colour: the
     # stronger one (the earlier bad label, the later good one) keeps it, the others lighten
     for score in {s for s in scores if s}:
-        group = [lab for lab in labels if _BAD.get(lab) == score]
+        group = [lab for lab in labels if polarity.get(lab) == score]
         if score > 0:
             group.reverse()
         for i, lab in enumerate(group[1:], start=1):
@@ -93,15 +72,25 @@ def outcome_colors(labels: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def _ramp(labels: Sequence[str]) -> dict[str, str]:
-    """Outcome classes from worst to best (crits-cats's six): a diverging ramp, dark red
-    through light to dark blue, a colour of its own for each; neutral labels grey."""
+def polar_colour(score: int) -> str:
+    """The colour of a label ``score`` good or bad (-2 .. +2): warm, grey at 0, cool.
+
+    >>> polar_colour(0) == NEUTRAL
+    True
+    """
+    return NEUTRAL if not score else (_WARM if score < 0 else _COOL)[score]
+
+
+def _ramp(labels: Sequence[str], polarity: Mapping[str, int]) -> dict[str, str]:
+    """Outcome classes from worst to best (several sharing a score, in order): a
+    diverging ramp, dark red through light to dark blue, a colour of its own for each;
+    neutral labels grey."""
     import matplotlib
     from matplotlib import colors as mcolors
 
     cmap = matplotlib.colormaps["RdBu"]
-    bad = [lab for lab in labels if _BAD.get(lab, 0) < 0]
-    good = [lab for lab in labels if _BAD.get(lab, 0) > 0]
+    bad = [lab for lab in labels if polarity.get(lab, 0) < 0]
+    good = [lab for lab in labels if polarity.get(lab, 0) > 0]
     out = {lab: NEUTRAL for lab in labels}
     for i, lab in enumerate(bad):
         out[lab] = mcolors.to_hex(cmap(0.02 + 0.3 * i / max(1, len(bad) - 1)))

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from critlab.analysis.systems.base import BenchCase, simulating
+from benchmarks.cases import BenchCase, simulating
 from critlab.analysis.systems.contest import SYSTEM, ContestSpec, exact, judge
 from critlab.kernels import runner
 from critlab.kernels.contest import ROLL_3D6

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from critlab.analysis.systems.base import BenchCase, simulating
+from benchmarks.cases import BenchCase, simulating
 from critlab.analysis.systems.crit_range import SYSTEM, CritRangeSpec, kernel_args
 from critlab.kernels import runner
 from critlab.kernels.crit_range import CRIT, HIT, label_of

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from critlab.analysis.systems.base import BenchCase, simulating
+from benchmarks.cases import BenchCase, simulating
 from critlab.analysis.systems.crits_cats import (
     LABELS,
     SYSTEM,

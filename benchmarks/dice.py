@@ -18,7 +18,7 @@ import sys
 
 import numpy as np
 
-from critlab.analysis.systems.base import BenchCase
+from benchmarks.cases import BenchCase
 
 # icepool's default explosion depth (the truncation its paper's timings use)
 ICEPOOL_DEPTH = 9
@@ -34,7 +34,7 @@ CASES = {
 def exact_uncached(text: str):
     """critlab's exact distribution of ``text`` with no cache on the way: parsed (limits
     checked) and computed afresh."""
-    from critlab.analysis.dice.exact import expr_dist
+    from critlab.analysis.dice.evaluate import expr_dist
     from critlab.analysis.dice.notation import parse
 
     expr = parse.__wrapped__(text)
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.dice", description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="rounds; each ratio is their median")
     args = parser.parse_args(argv)
-    from benchmarks.run import cold_seconds, seconds
+    from benchmarks.timing import cold_seconds, seconds
 
     masses = cut_masses()
     head = ("case", "critlab ms", "icepool ms", "ratio", "critlab tail", "icepool cut")

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from critlab.analysis.systems.base import BenchCase
-from critlab.kernels import primitives, runner
+from benchmarks import primitive_blocks as primitives
+from benchmarks.cases import BenchCase
+from critlab.kernels import runner
 
 D20_TEST = dict(bonus=3, difficulty=11, crit_range=2, critfail_range=1)
 

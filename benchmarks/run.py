@@ -2,7 +2,7 @@
 ratios.
 
 For every mechanic (the runtime's primitives, each rule system's bench module and the
-dice notation's cases: :class:`~critlab.analysis.systems.base.BenchCase`) each round
+dice notation's cases: :class:`~benchmarks.cases.BenchCase`) each round
 measures critlab's trials/s on 1 and on N threads, the mechanic's own dice floor (the same
 dice drawn the same way, no rules, no tally) on 1 thread, and a vectorised NumPy version
 doing the same tally at its best chunk size; and, where a case provides them, the exact
@@ -21,80 +21,19 @@ import importlib
 import inspect
 import json
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from benchmarks import primitive_blocks as primitives
+from benchmarks.cases import BenchCase
+from benchmarks.timing import cold_seconds, rate, seconds
 from critlab.analysis.systems import BUILT_IN, get_system
-from critlab.analysis.systems.base import BenchCase
-from critlab.kernels import primitives, runner
+from critlab.kernels import runner
 from critlab.kernels.rng import xor_u64
-
-
-def rate(fn: Callable[[int], object], *, start: int, min_seconds: float, repeats: int = 3) -> float:
-    """Median trials/s of ``fn(n)`` over ``repeats`` calls, with ``n`` grown until one call
-    takes ``min_seconds``."""
-    fn(min(start, 1000))  # compile / warm caches outside the timing
-    n = start
-    while True:
-        t0 = time.perf_counter()
-        fn(n)
-        elapsed = time.perf_counter() - t0
-        if elapsed >= min_seconds or n >= 10**11:
-            break
-        n *= max(2, min(16, int(min_seconds / max(elapsed, 1e-4)) + 1))
-    times = [elapsed]
-    for _ in range(repeats - 1):
-        t0 = time.perf_counter()
-        fn(n)
-        times.append(time.perf_counter() - t0)
-    return n / float(np.median(times))
-
-
-def _first_call_seconds(fn: Callable[[], object]) -> float:
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
-
-
-def cold_seconds(fn: Callable[[], object], repeats: int = 3) -> float:
-    """Best wall time of a first call of ``fn()`` in a fresh process.
-
-    icepool memoises evaluations, so its second call of anything is a cache lookup;
-    timing the first call in a new process (imports done, caches empty) measures the
-    computation. ``fn`` must be a module-level function (it is pickled by reference).
-    """
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
-
-    best = float("inf")
-    for _ in range(repeats):
-        with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
-            pool.submit(_warm_imports).result()
-            best = min(best, pool.submit(_first_call_seconds, fn).result())
-    return best
-
-
-def _warm_imports() -> None:
-    import icepool  # noqa: F401
-
-    import critlab.analysis.dice.notation  # noqa: F401
-    import critlab.kernels.pools  # noqa: F401
-
-
-def seconds(fn: Callable[[], object], repeats: int = 5) -> float:
-    """Best wall time of ``fn()`` over a few repeats (the first call, which may
-    compile, is not counted)."""
-    fn()
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 # -- the generator floor ----------------------------------------------------------------
@@ -116,11 +55,24 @@ CHUNKS = (1 << 14, 1 << 16, 1 << 18, 1 << 20)
 README_START, README_END = "<!-- bench:start -->", "<!-- bench:end -->"
 
 
+def system_cases(system: Any) -> list[BenchCase]:
+    """A system's cases, from ``benchmarks/<m>.py`` where ``m`` names its spec's module
+    (``critlab.analysis.systems.thac0`` -> ``benchmarks.thac0``); none without one."""
+    module = f"benchmarks.{system.spec.__module__.rpartition('.')[2]}"
+    try:
+        found = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
+        return []
+    return list(found.bench_cases())
+
+
 def all_cases() -> list[BenchCase]:
     """Every bench case: primitives, each built-in system's bench module, dice notation."""
     cases = list(importlib.import_module("benchmarks.primitives").bench_cases())
     for name in BUILT_IN:
-        cases.extend(get_system(name).bench_cases())
+        cases.extend(system_cases(get_system(name)))
     try:
         cases.extend(importlib.import_module("benchmarks.dice").bench_cases())
     except ModuleNotFoundError:  # pragma: no cover - the notation cases are optional

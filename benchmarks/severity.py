@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from benchmarks.cases import BenchCase, simulating
 from critlab.analysis.dist import Dist
 from critlab.analysis.systems import severity as sev
-from critlab.analysis.systems.base import BenchCase, simulating
 from critlab.analysis.systems.severity import NATURAL_MAX, NATURAL_MIN, SYSTEM, SeveritySpec, exact
 from critlab.kernels import runner
 from critlab.kernels import severity as k

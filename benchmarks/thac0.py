@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from benchmarks.cases import BenchCase, simulating
 from benchmarks.crit_range import FIRST, REROLL_DIE, SECOND, TWICE, kept_naturals, run_floor
-from critlab.analysis.systems.base import BenchCase, simulating
 from critlab.analysis.systems.thac0 import LABELS, SYSTEM, Thac0Spec, kernel_args
 from critlab.kernels.thac0 import REROLL, CritOption, Outcome, label_of
 

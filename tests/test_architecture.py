@@ -1,10 +1,13 @@
-"""The package's shape: no import circles, no arrows upward (kernels never import
-analysis; the runner never imports the cluster module), modules of one idea (at most
-450 lines), ``critlab`` alone on the path, and docs/rules.md in step with the code."""
+"""The package's shape: no import circles, no arrows upward (the layers below, written
+once here and in docs/architecture.md; kernels never import analysis; the runner never
+imports the cluster module), nothing at ``analysis/``'s top level but the foundations,
+modules of one idea (at most 450 lines), ``critlab`` alone on the path, and docs/rules.md
+in step with the code."""
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +21,69 @@ FOLDERS = {
     "critlab": ROOT / "critlab",
 }
 MAX_LINES = 450
+
+# The layers, lowest first: a module may import its own layer's modules and those of the
+# layers below, never one above (every import statement counts, lazy ones too). A module
+# is in the layer of the longest prefix below that names it. docs/architecture.md says the
+# same in words.
+LAYERS = (
+    ("kernels", ("critlab.kernels",)),
+    # numbers and distributions, before any dice notation
+    (
+        "core",
+        (
+            "critlab.analysis",  # the package itself, and its top-level modules unless named below
+            "critlab.analysis.dist",
+            "critlab.analysis.numtext",
+            "critlab.analysis.spec_error",
+            "critlab.analysis.digits",
+            "critlab.analysis.display",
+        ),
+    ),
+    ("dice", ("critlab.analysis.dice",)),
+    # the foundations that speak dice: parameters, specs, results, tallies, runs, style
+    (
+        "foundations",
+        (
+            "critlab.analysis.params",
+            "critlab.analysis.spec",
+            "critlab.analysis.results",
+            "critlab.analysis.tally",
+            "critlab.analysis.run",
+            "critlab.analysis.validate",
+            "critlab.analysis.style",
+            "critlab.analysis.display_results",  # results shown in the style
+            "critlab.analysis.dice.d20",  # roll modes are declared parameters
+            "critlab.analysis.dice.view",  # the readable table, in the style
+        ),
+    ),
+    ("systems", ("critlab.analysis.systems",)),
+    ("uses", ("critlab.analysis.fight", "critlab.analysis.mechanic", "critlab.analysis.encounter")),
+    ("design", ("critlab.analysis.design",)),
+    # plots and tables of a system, a fight or a mechanic: they may sweep
+    ("views", ("critlab.analysis.views", "critlab.analysis.fight.views", "critlab.analysis.mechanic.views")),
+    ("report", ("critlab.analysis.report",)),
+    ("cli", ("critlab.analysis.cli",)),
+    # what the front door (critlab/__init__.py) dispatches to: a spec's own system
+    ("front", ("critlab.analysis.api",)),
+)
+# The modules that may sit at analysis/'s top level: the shared foundations (a new
+# module goes into the sub-package of its concept).
+FOUNDATIONS = {
+    "dist",
+    "numtext",
+    "spec_error",
+    "digits",
+    "display",
+    "display_results",
+    "params",
+    "spec",
+    "results",
+    "tally",
+    "run",
+    "validate",
+    "style",
+}
 
 
 def _modules() -> dict[str, Path]:
@@ -51,6 +117,91 @@ def _imports(name: str, path: Path, known: set[str]) -> set[str]:
 
 
 GRAPH = {name: _imports(name, path, set(_modules())) for name, path in _modules().items()}
+
+
+def layer_of(module: str) -> int:
+    """The index in :data:`LAYERS` of the longest prefix naming ``module``."""
+    best, rank = -1, None
+    for i, (_, prefixes) in enumerate(LAYERS):
+        for p in prefixes:
+            if (module == p or module.startswith(p + ".")) and len(p) > best:
+                best, rank = len(p), i
+    assert rank is not None, f"{module} is in no layer: add it to LAYERS (and docs/architecture.md)"
+    return rank
+
+
+LIBRARY = sorted(m for m in GRAPH if m.startswith(("critlab.analysis", "critlab.kernels")))
+
+
+@pytest.mark.parametrize("name", LIBRARY)
+def test_no_upward_import(name):
+    here = layer_of(name)
+    upward = [
+        f"{d} ({LAYERS[layer_of(d)][0]})"
+        for d in sorted(GRAPH[name])
+        if d.startswith(("critlab.analysis", "critlab.kernels")) and layer_of(d) > here
+    ]
+    assert not upward, f"{name} ({LAYERS[here][0]}) imports upward: {', '.join(upward)}"
+
+
+# Beside them, the front door's own module: critlab.exact and critlab.simulate, which
+# dispatch on a spec's system.
+FRONT_DOOR = {"api"}
+
+
+def test_only_the_foundations_sit_at_the_top_of_analysis():
+    top = {p.stem for p in (ROOT / "analysis").glob("*.py")} - {"__init__"} - FRONT_DOOR
+    assert top <= FOUNDATIONS, f"move into a sub-package: {sorted(top - FOUNDATIONS)}"
+
+
+def test_the_registry_never_imports_a_layer_above_it():
+    # the systems resolve references (files, modules) themselves: no arrow to mechanic/
+    systems = [m for m in GRAPH if m.startswith("critlab.analysis.systems")]
+    assert not {d for m in systems for d in GRAPH[m] if d.startswith("critlab.analysis.mechanic")}
+
+
+def test_the_library_never_imports_benchmarks():
+    # benchmarks/ is outside the package; it imports the library, never the other way
+    for name, path in _modules().items():
+        tops = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                tops |= {a.name.partition(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                tops.add(node.module.partition(".")[0])
+        assert "benchmarks" not in tops, name
+
+
+def test_the_report_and_the_style_name_no_system():
+    # what a system needs to look right is declared by the system (RuleSystem.ordered,
+    # polarity; its parameters' labels and units): no code here keys on a system's name
+    from critlab.analysis.systems import BUILT_IN
+
+    names = {n for s in BUILT_IN for n in (s, s.replace("-", "_"))}
+    words = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(map(re.escape, sorted(names))) + r")(?![A-Za-z0-9])")
+    files = [ROOT / "analysis" / "style.py", *sorted((ROOT / "analysis" / "report").glob("*.py"))]
+    found = []
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            text = None
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+                text = node.value
+            elif isinstance(node, ast.Name):
+                text = node.id
+            elif isinstance(node, ast.Attribute):
+                text = node.attr
+            if text and words.search(text):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {text[:60]!r}")
+    assert not found, "\n".join(found)
 
 
 def test_kernels_never_import_analysis():

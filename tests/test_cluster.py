@@ -89,11 +89,11 @@ def test_worker_killed_mid_run_changes_nothing(client, tmp_path, monkeypatch):
     local = simulate(SPEC, trials=trials, seed=seed, threads=1, progress=False)
     doomed = stream_state(seed, 3)[:4].copy()
     marker = tmp_path / "killed"
-    import critlab.analysis.systems.base as base_module
+    import critlab.analysis.run as run_module
 
-    original = base_module.simulate_tally
+    original = run_module.tally_of
 
-    def simulate_tally_with_a_doomed_block(layout, block, **kwargs):
+    def tally_with_a_doomed_block(layout, block, options, **kwargs):
         def doomed_block(state, n, out):
             # The first worker to start block 3 dies on the spot (as if its machine went
             # away); the block must run again elsewhere, and only once count.
@@ -102,9 +102,9 @@ def test_worker_killed_mid_run_changes_nothing(client, tmp_path, monkeypatch):
                 os.kill(os.getpid(), signal.SIGKILL)
             block(state, n, out)
 
-        return original(layout, doomed_block, **kwargs)
+        return original(layout, doomed_block, options, **kwargs)
 
-    monkeypatch.setattr(base_module, "simulate_tally", simulate_tally_with_a_doomed_block)
+    monkeypatch.setattr(run_module, "tally_of", tally_with_a_doomed_block)
     remote = simulate(SPEC, trials=trials, seed=seed, progress=False, client=client)
     assert marker.exists()
     _same_result(remote, local)

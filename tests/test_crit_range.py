@@ -391,7 +391,6 @@ def test_cli_exact_json(capsys):
         main(["exact", "crit-range", "--attack-bonus", "3", "--evasion", "11", "--dr", "0.8", "--json"]) == 0
     )
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"system", "params", "outcomes", "distributions", "metrics"}
     assert out["system"] == "crit-range"
     assert (
         out["params"]["dr"] == 0.8 and out["params"]["bonus"] is None and out["params"]["crit_dice"] == "1d6"
@@ -409,12 +408,6 @@ def test_cli_simulate_test_mode_json(capsys):
     assert {"trials", "seed", "counts", "standard_errors", "outcomes"} <= set(out)
     assert list(out["counts"]) == list(TEST_LABELS) and sum(out["counts"].values()) == 2000
     assert out["metrics"]["mean_attacks_to_break"] is None and out["params"]["evasion"] is None
-
-
-def test_cli_bad_parameter_exits_2(capsys):
-    assert main(["exact", "crit-range", "--attack-bonus", "3", "--evasion", "11", "--crit-range", "25"]) == 2
-    err = capsys.readouterr().err
-    assert "crit_range" in err and "25" in err and len(err.strip().splitlines()) == 1
 
 
 # -- d20 roll modes ----------------------------------------------------------------------
@@ -492,13 +485,6 @@ def test_roll_mode_simulation_matches_exact(roll, params):
     spec = CritRangeSpec(**params, roll=roll)
     v = validate(exact(spec), simulate(spec, trials=200_000, seed=77, progress=False), alpha=ALPHA)
     assert v.passed, v.groups
-
-
-def test_cli_bad_roll_exits_2(capsys):
-    assert main(["exact", "crit-range", "--attack-bonus", "5", "--evasion", "15", "--roll", "twice"]) == 2
-    err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1
-    assert "roll" in err and "twice" in err and "normal, advantage, disadvantage" in err
 
 
 def test_roll_mode_table_and_plot():

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from critlab.analysis.systems.base import needs_compiling
+from critlab.analysis.run import needs_compiling
 from critlab.kernels import crit_range, jit
 
 

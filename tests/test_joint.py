@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from benchmarks import primitive_blocks as primitives
 from critlab.analysis.dice.notation import dice_dist
 from critlab.analysis.validate import chi_square
-from critlab.kernels import primitives
 from critlab.kernels.jit import kernel
 from critlab.kernels.joint import digits2, digits3
 from critlab.kernels.rng import bounded, stream_state

@@ -170,15 +170,6 @@ def test_roll_mode_simulation_matches_exact(roll, params):
     assert v.passed, v.groups
 
 
-def test_cli_bad_roll_exits_2(capsys):
-    from critlab.analysis.cli.main import main
-
-    assert main(["exact", "thac0", "--thac0", "15", "--target-ac", "5", "--roll", "twice"]) == 2
-    err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1
-    assert "roll" in err and "twice" in err and "normal, advantage, disadvantage" in err
-
-
 @pytest.mark.parametrize("roll", ["normal", "advantage"])
 def test_numpy_bench_is_the_same_attack(roll):
     from benchmarks.thac0 import BENCH_SPEC, dice_floor, numpy_attack

@@ -18,7 +18,7 @@ from _biased import (
 from critlab.analysis.dist import Dist
 from critlab.analysis.dice.notation import parse
 from critlab.analysis.results import ExactResult, SimResult
-from critlab.analysis.systems.base import simulate_tally
+from critlab.analysis.run import simulate_tally
 from critlab.analysis.tally import Hist, Layout, Tally
 from critlab.analysis.validate import DEFAULT_ALPHA, MIN_EXPECTED, Validation, chi_square, pool, validate
 

@@ -23,28 +23,27 @@ def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def _add_system_params(parser: argparse.ArgumentParser, system) -> None:
-    """One flag per spec parameter, its ``--help`` from the parameter's declaration
-    (meaning, range or choices, the modes that use it, default); see docs/rules.md."""
+def _add_system_params(parser: argparse.ArgumentParser, system: Any, skip: tuple[str, ...] = ()) -> None:
+    """One flag per spec parameter (but those in ``skip``), its ``--help`` from the
+    parameter's declaration (meaning, range or choices, the modes that use it, default);
+    see docs/rules.md. Every subcommand that takes a system's parameters uses this."""
     from critlab.analysis.params import declared, help_line
 
     types = field_types(system.spec)
     decls = declared(system.spec)
     group = parser.add_argument_group(f"{system.name} parameters (see docs/rules.md)")
     for f in dataclasses.fields(system.spec):
-        if f.name in decls:
-            group.add_argument(
-                _flag(f.name),
-                dest=f"p_{f.name}",
-                metavar=decls[f.name].kind.metavar,
-                help=help_line(system.spec, f.name).replace("%", "%%"),
-            )
+        if f.name in skip:
             continue
-        base, optional = types[f.name]
-        default = f.default if f.default is not dataclasses.MISSING else "required where the mode uses it"
-        shown = "none" if default is None else str(default).lower() if isinstance(default, bool) else default
-        kind = {bool: "true|false", int: "INT", float: "NUMBER"}.get(base, "TEXT")
-        group.add_argument(_flag(f.name), dest=f"p_{f.name}", metavar=kind, help=f"default: {shown}")
+        if f.name in decls:
+            text, metavar = help_line(system.spec, f.name), decls[f.name].kind.metavar
+        else:
+            base = types[f.name][0]
+            default = f.default if f.default is not dataclasses.MISSING else "required where the mode uses it"
+            shown = str(default).lower() if isinstance(default, bool) else default
+            text = f"default: {'none' if default is None else shown}"
+            metavar = {bool: "true|false", int: "INT", float: "NUMBER"}.get(base, "TEXT")
+        group.add_argument(_flag(f.name), dest=f"p_{f.name}", metavar=metavar, help=text.replace("%", "%%"))
 
 
 def _int_arg(name: str, text: str | None, lo: int, hi: int) -> int | None:

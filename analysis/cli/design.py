@@ -24,9 +24,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from critlab.analysis.cli.args import _add_system_params, _flag
 from critlab.analysis.numtext import is_int_text, is_number_text
+from critlab.analysis.results import json_number as _num
 from critlab.analysis.design.quantity import fight_params_of, snake, split_fight
-from critlab.analysis.spec import SpecError, coerce, field_types
+from critlab.analysis.spec import SpecError, coerce
 from critlab.analysis.systems import get_system, registry
 from critlab.analysis.design.tune import DEFAULT_TOP, MAX_GRID, known_params, param_kind, tune_params
 
@@ -39,27 +41,9 @@ _FIGHT_HELP = {
 }
 
 
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
-
-
 def _add_params(parser: argparse.ArgumentParser, system: Any, skip: tuple[str, ...] = ()) -> None:
     """One flag per spec parameter (``--help`` from its declaration), and the fight's."""
-    from critlab.analysis.params import declared, help_line
-
-    decls = declared(system.spec)
-    types = field_types(system.spec)
-    group = parser.add_argument_group(f"{system.name} parameters (see docs/rules.md)")
-    for f in dataclasses.fields(system.spec):
-        if f.name in skip:
-            continue
-        if f.name in decls:
-            text, metavar = help_line(system.spec, f.name), decls[f.name].kind.metavar
-        else:
-            default = "required where used" if f.default in (None, dataclasses.MISSING) else f.default
-            text = f"default: {default}"
-            metavar = {bool: "true|false", int: "INT", float: "NUMBER"}.get(types[f.name][0], "TEXT")
-        group.add_argument(_flag(f.name), dest=f"p_{f.name}", metavar=metavar, help=text.replace("%", "%%"))
+    _add_system_params(parser, system, skip)
     names = fight_params_of(system)
     if names:
         fight = parser.add_argument_group("fight (a repeated attack against hp; see docs/rules.md)")
@@ -188,11 +172,6 @@ def _top(text: str | None) -> int:
 # -- the commands --------------------------------------------------------------------------
 def _plain(v: Any) -> Any:
     return v.item() if hasattr(v, "item") else v
-
-
-def _num(v: Any) -> float | None:
-    v = float(v)
-    return None if math.isnan(v) else v
 
 
 def _split_targets(system: Any, args: argparse.Namespace) -> str:

@@ -104,8 +104,8 @@ def run(args: argparse.Namespace) -> int:
     SpecError (exit 2, one line)."""
     from critlab.analysis.cli import args as cli
     from critlab.analysis.fight.exact import fight
+    from critlab.analysis.run import MAX_SEED, MAX_TRIALS
     from critlab.analysis.systems import get_system
-    from critlab.analysis.systems.base import MAX_SEED, MAX_TRIALS
 
     system = get_system(args.system)
     spec = cli._spec_from_args(system, args)

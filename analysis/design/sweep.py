@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from critlab.analysis.spec import Spec, SpecError
-from critlab.kernels import runner
+from critlab.analysis.results import SimResult
+from critlab.analysis.run import RunOptions
+from critlab.analysis.spec import Spec, SpecError, system_of
 
 # More points than this in one sweep is a typo in a range, not a study (each point is an
 # exact computation); counted from the axes' lengths before any point is built.
@@ -78,37 +79,85 @@ def point_seeds(seed: int, n: int) -> list[int]:
     return [int(c.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1)) for c in children]
 
 
-def seeded_points(
-    grid: dict[str, Iterable[Any]], *, simulate: bool, seed: Any
-) -> tuple[list[dict[str, Any]], list[int | None]]:
-    """The grid's points and, when simulating, an independent seed for each, derived from
-    one seed (``None`` draws it from the OS); without simulation the seeds are ``None``."""
-    points = grid_points(**grid)
-    if not simulate:
-        return points, [None] * len(points)
-    return points, point_seeds(runner.resolve_seed(seed), len(points))
+# The keywords of a sweep's run, shared by every sweep (see :func:`sweep_points`).
+RUN_KEYWORDS = ("simulate", "trials", "seed", "threads", "progress", "client")
 
 
-def rows_per_point(
+def sweep_points(
+    rows: Callable[..., list[dict[str, Any]]],
     jobs: list[tuple],
-    local: Callable[..., list[dict[str, Any]]],
-    remote: Callable[..., list[dict[str, Any]]],
     *,
-    client: Any,
     name: str,
-    progress: bool | None,
+    simulate: bool = False,
+    trials: int = 100_000,
+    seed: Any = None,
+    threads: int | None = None,
+    progress: bool | None = None,
+    client: Any = None,
 ) -> pd.DataFrame:
-    """Every job's rows, in grid order, as one frame: ``local(*job)`` here, or on a Dask
-    ``client`` one task per job running ``remote(*job)`` (one worker thread each: the
-    cluster's parallelism is across points, and rows come back in grid order, so the
-    frame is the local one)."""
+    """The point loop of every sweep: ``rows(*job, run)`` for each job, as one frame in
+    job order.
+
+    ``run`` is ``None`` without ``simulate``; with it, the point's
+    :class:`~critlab.analysis.run.RunOptions` (``trials``, an independent seed derived
+    from ``seed``, ``threads``, ``progress``). On a Dask ``client`` each job is one task
+    run on one worker thread without a progress bar (the cluster's parallelism is across
+    points, and rows come back in job order, so the frame is the local one). ``rows``
+    must be a module-level function, so a worker finds it by reference.
+
+    >>> def rows(x, run):
+    ...     return [{"x": x, "simulated": run is not None}]
+    >>> sweep_points(rows, [(1,), (2,)], name="demo").to_dict("records")
+    [{'x': 1, 'simulated': False}, {'x': 2, 'simulated': False}]
+    """
+    runs: list[RunOptions | None] = [None] * len(jobs)
+    if simulate:
+        base = RunOptions(trials=trials, seed=seed, threads=threads, progress=progress)
+        runs = [base.replace(seed=s) for s in point_seeds(base.seed, len(jobs))]
     if client is None:
-        per_point = [local(*job) for job in jobs]
+        per_point = [rows(*job, run) for job, run in zip(jobs, runs, strict=True)]
     else:
         from critlab.kernels.cluster import map_ordered
 
-        per_point = map_ordered(client, remote, jobs, name=name, progress=progress, unit="point")
-    return pd.DataFrame([row for rows in per_point for row in rows])
+        tasks = [(rows, job, run) for job, run in zip(jobs, runs, strict=True)]
+        per_point = map_ordered(client, _on_worker, tasks, name=name, progress=progress, unit="point")
+    return pd.DataFrame([row for point in per_point for row in point])
+
+
+def _on_worker(rows: Callable[..., list[dict[str, Any]]], job: tuple, run: RunOptions | None) -> list:
+    # One worker thread and no progress bar: the client shows one per point.
+    return rows(*job, None if run is None else run.replace(threads=1, progress=False))
+
+
+def result_rows(point: dict[str, Any], ex: Any, sim: SimResult | None) -> list[dict[str, Any]]:
+    """A point's outcome rows (with ``simulated``, ``se``, ``z`` and ``seed`` when
+    simulated) and metric rows, from its exact result ``ex`` and simulation ``sim``."""
+    rows: list[dict[str, Any]] = []
+    for i, label in enumerate(ex.labels):
+        row = {**point, "kind": "outcome", "name": label, "exact": float(ex.probs[i])}
+        if sim is not None:
+            f = float(sim.tally.frequencies[i])
+            se = float(sim.tally.standard_errors[i])
+            row.update(simulated=f, se=se, z=binomial_z(f, row["exact"], sim.trials), seed=sim.seed)
+        rows.append(row)
+    for name, value in ex.metrics.items():
+        row = {**point, "kind": "metric", "name": name, "exact": np.nan if value is None else float(value)}
+        if sim is not None:
+            v = sim.metrics.get(name)
+            row.update(simulated=np.nan if v is None else float(v), se=np.nan, z=np.nan, seed=sim.seed)
+        rows.append(row)
+    return rows
+
+
+def binomial_z(f: float, p: float, n: int) -> float:
+    """The z of an observed share ``f`` of ``n`` trials against the exact ``p`` (0 when
+    ``p`` leaves no spread).
+
+    >>> binomial_z(0.5, 0.5, 100), round(binomial_z(0.6, 0.5, 100), 12)
+    (0.0, 2.0)
+    """
+    sd = np.sqrt(p * (1 - p) / n)
+    return float((f - p) / sd) if sd > 0 else 0.0
 
 
 def sweep(
@@ -145,76 +194,27 @@ def sweep(
         (outcomes only), ``z`` and ``seed``. Points where a parameter combination is not
         allowed raise the spec's error naming it.
     """
-    points, seeds = seeded_points(grid, simulate=simulate, seed=seed)
-    specs = []
-    for point in points:
+    jobs = []
+    for point in grid_points(**grid):
         try:
-            specs.append(spec.replace(**point))
+            jobs.append((spec.replace(**point), point))
         except TypeError as exc:
             bad = next((k for k in point if k not in spec.params()), None)
             raise SpecError(bad or "grid", point, f"is not a parameter of {spec.system}") from exc
-    jobs = [
-        (s, point, simulate, trials, point_seed)
-        for s, point, point_seed in zip(specs, points, seeds, strict=True)
-    ]
-
-    def local(
-        s: Spec, point: dict[str, Any], sim: bool, n: int, point_seed: int | None
-    ) -> list[dict[str, Any]]:
-        return point_rows(
-            s, point, simulate=sim, trials=n, seed=point_seed, threads=threads, progress=progress
-        )
-
-    return rows_per_point(
-        jobs, local, _remote_point_rows, client=client, name=f"sweep-{spec.system}", progress=progress
-    )
+    run = {"trials": trials, "seed": seed, "threads": threads, "progress": progress, "client": client}
+    return sweep_points(point_rows, jobs, name=f"sweep-{spec.system}", simulate=simulate, **run)
 
 
-def point_rows(
-    spec: Spec,
-    point: dict[str, Any],
-    *,
-    simulate: bool = False,
-    trials: int = 100_000,
-    seed: int | None = None,
-    threads: int | None = None,
-    progress: bool | None = None,
-) -> list[dict[str, Any]]:
-    """The sweep's rows for one grid point: ``spec`` (already replaced by ``point``).
+def point_rows(spec: Spec, point: dict[str, Any], run: RunOptions | None = None) -> list[dict[str, Any]]:
+    """The sweep's rows for one grid point: ``spec`` (already replaced by ``point``),
+    simulated under ``run`` when given.
 
     >>> from critlab.analysis.systems import get_system
     >>> s = get_system("thac0").make_spec(thac0=15, target_ac=5)
     >>> [r["name"] for r in point_rows(s, {"target_ac": 5})][-1]
     'expected_damage'
     """
-    from critlab.analysis.systems.base import system_of
-
     system = system_of(spec)
     ex = system.exact(spec)
-    sim = None
-    if simulate:
-        sim = system.simulate(spec, trials=trials, seed=seed, threads=threads, progress=progress)
-    rows: list[dict[str, Any]] = []
-    for i, label in enumerate(ex.labels):
-        row = {**point, "kind": "outcome", "name": label, "exact": float(ex.probs[i])}
-        if sim is not None:
-            f = float(sim.tally.frequencies[i])
-            se = float(sim.tally.standard_errors[i])
-            p = row["exact"]
-            sd = np.sqrt(p * (1 - p) / sim.trials)
-            row.update(simulated=f, se=se, z=(f - p) / sd if sd > 0 else 0.0, seed=sim.seed)
-        rows.append(row)
-    for name, value in ex.metrics.items():
-        row = {**point, "kind": "metric", "name": name, "exact": np.nan if value is None else float(value)}
-        if sim is not None:
-            v = sim.metrics.get(name)
-            row.update(simulated=np.nan if v is None else float(v), se=np.nan, z=np.nan, seed=sim.seed)
-        rows.append(row)
-    return rows
-
-
-def _remote_point_rows(
-    spec: Spec, point: dict[str, Any], simulate: bool, trials: int, seed: int | None
-) -> list[dict[str, Any]]:
-    # On a worker: one thread and no progress bar (the client shows one per point).
-    return point_rows(spec, point, simulate=simulate, trials=trials, seed=seed, threads=1, progress=False)
+    sim = None if run is None else system.simulate(spec, **run.keywords())
+    return result_rows(point, ex, sim)

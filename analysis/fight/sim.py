@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from critlab.analysis.fight.exact import LABELS, Fight, FightResult, attack_damage, fight, system_of
+from critlab.analysis.fight.exact import LABELS, Fight, FightResult, attack_damage, fight
 from critlab.analysis.results import SimResult
-from critlab.analysis.spec import Spec, SpecError
-from critlab.analysis.systems.base import KernelBlock, simulate_tally
+from critlab.analysis.run import RunOptions, assemble
+from critlab.analysis.spec import Spec, SpecError, system_of
+from critlab.analysis.systems.base import KernelBlock
 from critlab.analysis.tally import Layout, Tally
 from critlab.kernels import fight as k
 from critlab.kernels.vocab import words
@@ -138,17 +139,17 @@ def simulate_fight(
             if exc.name != "hp":  # over the work or precision bound: lay out without it
                 raise
     layout = fight_layout(exact, damage.max, f)
-    tally = simulate_tally(
+    return assemble(
         layout,
         KernelBlock(k.FightKernel(module), layout.array, args),
-        trials=trials,
-        seed=seed,
-        threads=threads,
-        progress=progress,
+        RunOptions(trials=trials, seed=seed, threads=threads, progress=progress, client=client),
         desc=f"{spec.system} fight",
-        client=client,
+        metrics=lambda tally: simulated_metrics(tally, f.max_rounds),
+        system=spec.system,
+        params=spec.params(),
+        result=FightSim,
+        fight=f,
     )
-    return FightSim(spec.system, spec.params(), tally, simulated_metrics(tally, f.max_rounds), fight=f)
 
 
 __all__ = [

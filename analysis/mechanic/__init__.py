@@ -70,6 +70,7 @@ from critlab.analysis.mechanic.load import file_reference, register, resolve
 from critlab.analysis.mechanic.pools import Pool, pool
 from critlab.analysis.params import Bool, Choice, Dice, Int, Kind, declared, param
 from critlab.analysis.results import ExactResult, SimResult
+from critlab.analysis.run import RunOptions
 from critlab.analysis.spec import Spec, SpecError
 from critlab.analysis.systems.base import RuleSystem
 from critlab.kernels.mechanic import MAX_INPUTS, MAX_POOL_DICE
@@ -256,13 +257,13 @@ class Mechanic(RuleSystem):
     rule: Rule | None = None
     where: str = ""
 
-    def simulate(self, spec: Spec, *, trials: int, **options: Any) -> SimResult:
-        """Simulate ``trials`` trials of ``spec``, inputs rolled die by die; ``options``
-        are :meth:`RuleSystem.simulate`'s (``seed``, ``threads``, ``progress``, ``client``)."""
-        from critlab.analysis.mechanic.sim import simulate
+    def simulate_run(self, spec: Spec, options: RunOptions) -> SimResult:
+        """Simulate ``spec`` under ``options`` (:meth:`RuleSystem.simulate` builds them),
+        inputs rolled die by die."""
+        from critlab.analysis.mechanic.sim import simulate_run
 
         self.check_spec(spec)
-        return simulate(self, spec, trials=trials, **options)
+        return simulate_run(self, spec, options)
 
     @property
     def compile_seconds(self) -> float | None:
@@ -273,6 +274,11 @@ class Mechanic(RuleSystem):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.rule.fn(*args, **kwargs)
+
+    def __rule_system__(self) -> Mechanic:
+        """The rule system a reference to this mechanic finds: itself
+        (see :mod:`critlab.analysis.systems.refs`)."""
+        return self
 
     def __repr__(self) -> str:
         return f"<mechanic {self.name}: {', '.join(self.rule.labels)}>"

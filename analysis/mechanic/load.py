@@ -1,182 +1,31 @@
-"""Finding a mechanic by reference: ``path/to/rules.py:function`` or ``package.module:function``.
+"""Finding a mechanic by reference (``path/to/rules.py:function`` or
+``package.module:function``): the registry's own reference resolution,
+:mod:`critlab.analysis.systems.refs`, under the name mechanics have always used.
 
-A mechanic's name is the reference that finds it: a mechanic loaded from a file is
-named by the file as the reference wrote it (``notebooks/examples/savage_worlds.py:
-trait_roll``, which is what the command line's JSON reports), one defined in an
-importable module by ``module:function``. :func:`resolve` is what
-:func:`critlab.analysis.systems.get_system` calls for a name with a ``:``, so the
-command line, sweeps, tune and reports all find mechanics the same way.
-
-A file is loaded as its own module (its folder first on ``sys.path`` while it runs, as
-for a script); a module is imported, from the current folder too (as ``python -m``
-would). Mechanics made in this process are found by name without loading anything.
+>>> is_reference("rules.py:attack"), is_reference("thac0")
+(True, False)
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import importlib.util
-import os
-import sys
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+from critlab.analysis.systems.refs import (
+    SYSTEM_COMMANDS,
+    file_reference,
+    is_reference,
+    register,
+    resolve,
+    resolve_from,
+    systems_in_argv,
+    told,
+)
 
-from critlab.analysis.systems.base import RuleSystem
-
-# The commands whose next word is a SYSTEM.
-SYSTEM_COMMANDS = ("exact", "simulate", "validate", "fight", "tune", "sensitivity")
-
-_KNOWN: dict[str, RuleSystem] = {}
-# module name of a loaded file -> (the file as the reference wrote it, its absolute path)
-_FILES: dict[str, tuple[str, str]] = {}
-# module name of a loaded file -> the file's modification time when it was loaded: a file
-# edited since is loaded again (a designer changing the rules in a notebook session)
-_STAMPS: dict[str, int] = {}
-
-
-def _stamp(path: str | Path) -> int | None:
-    try:
-        return os.stat(path).st_mtime_ns
-    except OSError:
-        return None
-
-
-def _stale(system: Any) -> bool:
-    module_name = system.rule.fn.__module__
-    if module_name not in _FILES:
-        return False
-    now = _stamp(_FILES[module_name][1])
-    return now is not None and now != _STAMPS.get(module_name)
-
-
-def is_reference(name: str) -> bool:
-    """Whether a system name is a mechanic reference (it has a ``:``).
-
-    >>> is_reference("rules.py:attack"), is_reference("thac0")
-    (True, False)
-    """
-    return isinstance(name, str) and ":" in name
-
-
-def register(system: Any) -> None:
-    """Make a mechanic findable by its name and its loadable reference."""
-    _KNOWN[system.name] = system
-    _KNOWN[system.where] = system
-
-
-def file_reference(fn: Any) -> tuple[str, str]:
-    """``(name, where)`` of a mechanic function: named by its file as the loading
-    reference wrote it when it was loaded from a file, else ``module:function``;
-    ``where`` loads it again from anywhere (an absolute path)."""
-    written = _FILES.get(fn.__module__)
-    if written is None:
-        ref = f"{fn.__module__}:{fn.__qualname__}"
-        return ref, ref
-    return f"{written[0]}:{fn.__qualname__}", f"{written[1]}:{fn.__qualname__}"
-
-
-def _split(ref: str) -> tuple[str, str]:
-    target, _, func = ref.rpartition(":")
-    if not target or not func.isidentifier():
-        raise ValueError(
-            f"bad mechanic reference {ref!r}: write path/to/rules.py:function or package.module:function"
-        )
-    return target, func
-
-
-def _is_file(target: str) -> bool:
-    return target.endswith(".py") or "/" in target or os.sep in target
-
-
-def _load_file(target: str, path: Path | None = None) -> Any:
-    """The module of file ``path`` (default: ``target``), its mechanics named by ``target``."""
-    path = Path(target) if path is None else path
-    if not path.is_file():
-        raise ValueError(f"no file {target} (a mechanic reference is path/to/rules.py:function)")
-    key = f"{target}\0{path.resolve()}"
-    module_name = "critlab_mechanic_" + hashlib.sha1(key.encode()).hexdigest()[:12]
-    stamp = _stamp(path)
-    if module_name in sys.modules and _STAMPS.get(module_name) == stamp:
-        return sys.modules[module_name]
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    _FILES[module_name] = (target, str(path.resolve()))
-    _STAMPS[module_name] = stamp
-    sys.modules[module_name] = module
-    folder = str(path.resolve().parent)
-    sys.path.insert(0, folder)
-    try:
-        spec.loader.exec_module(module)
-    except SyntaxError as exc:
-        del sys.modules[module_name]
-        raise ValueError(f"{target}, line {exc.lineno}: {exc.msg}") from None
-    except ValueError:  # a mechanic declared wrongly, or a bad default: already one line
-        del sys.modules[module_name]
-        raise
-    except Exception as exc:
-        del sys.modules[module_name]
-        raise ValueError(f"loading {target} failed: {type(exc).__name__}: {exc}") from None
-    finally:
-        if folder in sys.path:
-            sys.path.remove(folder)
-    return module
-
-
-def _import(target: str) -> Any:
-    try:
-        return importlib.import_module(target)
-    except ModuleNotFoundError as exc:
-        top = target.partition(".")[0]
-        if exc.name != top or os.getcwd() in sys.path:
-            raise ValueError(f"cannot import {target}: {exc}") from None
-    sys.path.insert(0, os.getcwd())  # as python -m does
-    try:
-        return importlib.import_module(target)
-    except ModuleNotFoundError as exc:
-        raise ValueError(f"cannot import {target}: {exc}") from None
-
-
-def resolve(ref: str, folder: str | Path | None = None) -> Any:
-    """The mechanic that ``ref`` names, loading its file or module when needed (a
-    relative file from ``folder`` when it is there); a clear ValueError when there is none.
-    A file edited since it was loaded is loaded again."""
-    if ref in _KNOWN and not _stale(_KNOWN[ref]):
-        return _KNOWN[ref]
-    target, func = _split(ref)
-    if _is_file(target):
-        beside = None if folder is None or Path(target).is_absolute() else Path(folder) / target
-        module = _load_file(target, beside if beside is not None and beside.is_file() else None)
-    else:
-        module = _import(target)
-    obj = getattr(module, func, None)
-    found = obj if isinstance(obj, RuleSystem) and hasattr(obj, "rule") else None
-    if found is None:
-        mechanics = [k for k, v in vars(module).items() if isinstance(v, RuleSystem) and hasattr(v, "rule")]
-        if obj is None:
-            listed = f"; its mechanics: {', '.join(mechanics)}" if mechanics else "; it declares no mechanic"
-            raise ValueError(f"{target} defines no {func!r}{listed}")
-        raise ValueError(f"{ref}: {func} is not a mechanic (decorate it with @mechanic)")
-    _KNOWN[ref] = found
-    return found
-
-
-def resolve_from(ref: str, folder: str | Path) -> Any:
-    """The mechanic ``ref`` names, a relative file path read from ``folder`` when the
-    file is there (a report configuration's folder), else as :func:`resolve` reads it."""
-    return resolve(ref, folder)
-
-
-def systems_in_argv(argv: Sequence[str]) -> list[Any]:
-    """The mechanic a command line names as its SYSTEM (``critlab exact rules.py:f ...``),
-    so the command line can give it its parameters' flags; none for a built-in."""
-    argv = list(argv)
-    if (
-        len(argv) >= 2
-        and argv[0] in SYSTEM_COMMANDS
-        and is_reference(argv[1])
-        and not argv[1].startswith("-")
-    ):
-        return [resolve(argv[1])]
-    return []
+__all__ = [
+    "SYSTEM_COMMANDS",
+    "file_reference",
+    "is_reference",
+    "register",
+    "resolve",
+    "resolve_from",
+    "systems_in_argv",
+    "told",
+]

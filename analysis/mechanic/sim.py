@@ -26,11 +26,10 @@ from critlab.analysis.mechanic.exact import ExactTooLarge
 from critlab.analysis.mechanic.pools import places
 from critlab.analysis.dice.notation import parse
 from critlab.analysis.results import SimResult
-from critlab.analysis.spec import Spec, SpecError
-from critlab.analysis.systems.base import check_trials, simulate_tally
-from critlab.analysis.tally import Layout
+from critlab.analysis.run import RunOptions, assemble
+from critlab.analysis.spec import Spec
+from critlab.analysis.tally import Layout, Tally
 from critlab.kernels import mechanic as km
-from critlab.kernels import runner
 from critlab.kernels.rng import stream_state
 
 PILOT_TRIALS = 1 << 16
@@ -88,19 +87,10 @@ def pilot_ranges(rule: Any, spec: Spec, args: km.Args, seed: int) -> dict[str, t
     return {name: (int(vmin[j]), int(vmax[j])) for j, name in enumerate(rule.values)}
 
 
-def simulate(
-    mechanic: Any,
-    spec: Spec,
-    *,
-    trials: int,
-    seed: Any = None,
-    threads: int | None = None,
-    progress: bool | None = None,
-    client: Any = None,
-) -> SimResult:
-    """Simulate ``trials`` trials of ``spec`` (see :meth:`RuleSystem.simulate`)."""
+def simulate_run(mechanic: Any, spec: Spec, options: RunOptions) -> SimResult:
+    """Simulate ``spec`` of ``mechanic`` under ``options`` (what
+    :meth:`RuleSystem.simulate` runs for a mechanic)."""
     rule = mechanic.rule
-    trials = check_trials(trials)
     args = kernel_args(rule, spec)
     try:
         ex = rule.exact(spec)
@@ -109,35 +99,25 @@ def simulate(
     if ex is not None:
         hists = {name: (ex.distributions[name].min, ex.distributions[name].max) for name in rule.values}
     else:
-        try:
-            seed = runner.resolve_seed(seed)
-        except (TypeError, ValueError):
-            allowed = "must be a non-negative integer, a numpy Generator or SeedSequence, or none"
-            raise SpecError("seed", seed, allowed) from None
-        hists = pilot_ranges(rule, spec, args, seed) if rule.values else {}
+        hists = pilot_ranges(rule, spec, args, options.seed) if rule.values else {}
     counters = (*(f"{name}_sum" for name in rule.values), OUT_OF_RANGE)
     layout = Layout(rule.labels, hists, counters=counters)
+
+    def metrics(tally: Tally) -> dict[str, float | None]:
+        bad = tally.counters[OUT_OF_RANGE]
+        if bad:
+            raise MechanicError(
+                f"{rule.name}: returned a label outside 0..{len(rule.labels) - 1} ({', '.join(rule.labels)}) "
+                f"in {bad:,} of {tally.trials:,} trials"
+            )
+        out: dict[str, float | None] = {
+            f"mean_{name}": tally.counters[f"{name}_sum"] / tally.trials for name in rule.values
+        }
+        out["tail"] = 0.0  # a simulation cuts nothing off
+        return out
+
     block = MechanicBlock(mechanic, layout.array, args)
-    tally = simulate_tally(
-        layout,
-        block,
-        trials=trials,
-        seed=seed,
-        threads=threads,
-        progress=progress,
-        desc=rule.fn.__name__,
-        client=client,
+    desc = rule.fn.__name__
+    return assemble(
+        layout, block, options, desc=desc, metrics=metrics, exact=ex, system=rule.name, params=spec.params()
     )
-    bad = tally.counters[OUT_OF_RANGE]
-    if bad:
-        raise MechanicError(
-            f"{rule.name}: returned a label outside 0..{len(rule.labels) - 1} ({', '.join(rule.labels)}) "
-            f"in {bad:,} of {trials:,} trials"
-        )
-    metrics: dict[str, float | None] = {
-        f"mean_{name}": tally.counters[f"{name}_sum"] / tally.trials for name in rule.values
-    }
-    metrics["tail"] = 0.0  # a simulation cuts nothing off
-    if ex is not None:
-        return SimResult.of(ex, tally, metrics)
-    return SimResult(rule.name, spec.params(), tally, metrics)

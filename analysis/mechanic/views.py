@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from critlab.analysis.params import Bool, Int, declared
-from critlab.analysis.spec import Spec
+from critlab.analysis.spec import Spec, system_of
 from critlab.analysis.style import QUALITATIVE, axis_label, legend_outside, outcome_colors
 
 # A value distribution's plot leaves out its last values of this total probability.
@@ -51,7 +51,7 @@ def plot_outcomes(spec: Spec, param: str, *, values: Iterable[Any] | None = None
     outcomes = df[df.kind == "outcome"]
     table = outcomes.pivot(index=param, columns="name", values="exact")
     labels = list(outcomes.name.unique())
-    colours = outcome_colors(labels)
+    colours = outcome_colors(labels, system_of(spec).polarity_of(labels))
     if ax is None:
         fig, ax = plt.subplots(figsize=(7.5, 4), layout="constrained")
     else:
@@ -76,8 +76,6 @@ def plot_distribution(spec: Spec, value: str, *, ax: Any = None) -> Any:
     """The exact distribution of one of the mechanic's values (bars), with its mean."""
     import matplotlib.pyplot as plt
     import numpy as np
-
-    from critlab.analysis.systems.base import system_of
 
     d = system_of(spec).exact(spec).distributions[value]
     if ax is None:

@@ -42,7 +42,7 @@ from critlab.analysis.report.meta import run_metadata
 from critlab.analysis.report.output import ReportFolder, write_file
 from critlab.analysis.report.page import assemble, status, verdict
 from critlab.analysis.report.warm import warm_kernels
-from critlab.analysis.systems.base import MAX_SEED, MAX_TRIALS
+from critlab.analysis.run import MAX_SEED, MAX_TRIALS
 from critlab.kernels.runner import resolve_seed
 
 __all__ = ["ConfigError", "ReportResult", "build_report", "load_config", "main"]

@@ -30,6 +30,7 @@ from critlab.analysis.report import figures, findings, sweeps, tables, validatio
 from critlab.analysis.report.config import ReportConfig, SweepSection, SystemBlock, ValidationSection
 from critlab.analysis.report.doc import Details, Figure, Heading, Paragraph, fmt_value, slug
 from critlab.analysis.results import SimResult
+from critlab.analysis.results import json_number as _num
 from critlab.analysis.spec import Spec
 from critlab.analysis.design.sweep import point_seeds, sweep
 from critlab.analysis.systems import RuleSystem, get_system
@@ -58,12 +59,6 @@ class SectionOutput:
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
 
-
-def _num(x: Any) -> float | None:
-    if x is None:
-        return None
-    x = float(x)
-    return None if math.isnan(x) else x
 
 
 def anchor(system: str, section_id: str = "") -> str:

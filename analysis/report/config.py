@@ -47,10 +47,10 @@ from critlab.analysis.report.reading import (
     slug,
 )
 from critlab.analysis.report.sweeps import cumulative_outcomes, probe_point
+from critlab.analysis.run import MAX_SEED, MAX_TRIALS
 from critlab.analysis.spec import Spec
 from critlab.analysis.design.sweep import grid_points
 from critlab.analysis.systems import MODULES, RuleSystem, registry
-from critlab.analysis.systems.base import MAX_SEED, MAX_TRIALS
 
 __all__ = ["ConfigError", "ReportConfig", "SweepSection", "ValidationSection", "load_config", "parse_config"]
 
@@ -382,7 +382,7 @@ def parse_config(data: dict[str, Any], file: str, *, sha256: str = "") -> Report
 
     systems_table = top.get("systems", dict, None) or {}
     if not systems_table and "checks" not in data:  # a checks-only configuration is fine
-        raise ConfigError(file, "systems", "name at least one system, e.g. [systems.thac0], or [[checks]]")
+        raise ConfigError(file, "systems", "name at least one system, e.g. [systems.NAME], or [[checks]]")
     installed = registry()
     blocks = []
     for sys_name, block in systems_table.items():

@@ -2,7 +2,7 @@
 the project's one style (:mod:`critlab.analysis.style`).
 
 - Outcomes get their semantic colours (bad warm, good cool, neutral grey); an ordered
-  ladder (severity's wounds, a cumulative "or worse" view) a sequential palette in order;
+  ladder (a wound ladder, a cumulative "or worse" view) a sequential palette in order;
   other quantities and variants (weapons, roll modes) the colour-blind-safe Okabe-Ito
   palette; a numeric series (THAC0 20, 15, 10, 5) an ordered palette.
 - Axes say what they show in words ("expected damage", "P(crit)"), never a field name;
@@ -39,8 +39,6 @@ DPI = 96
 _STYLES = ("-", "--", ":", "-.")
 # Heatmap numbers are written in at this size, and only when a cell holds them.
 ANNOTATE_PT = 9
-# Systems whose outcome labels are an ordered ladder (from mild to severe).
-ORDINAL_SYSTEMS = ("severity",)
 
 
 def _figure(**kwargs: Any) -> Figure:
@@ -94,11 +92,13 @@ def quantity_label(section: SweepSection, q: str) -> str:
 
 
 def outcome_palette(section: SweepSection, labels: Sequence[str]) -> dict[str, Any]:
-    """Colours for outcome columns: an ordered palette for a ladder, semantic colours
-    for known good/bad labels, Okabe-Ito otherwise."""
-    if section.cumulative or section.system in ORDINAL_SYSTEMS:
+    """Colours for outcome columns: an ordered palette for a ladder (a cumulative view,
+    or a system that declares its labels ``ordered``), semantic colours for the labels
+    whose polarity it declares, Okabe-Ito otherwise."""
+    system = _spec_cls(section).rule_system
+    if section.cumulative or system.ordered:
         return style.ordered_colors(list(labels))
-    return style.outcome_colors(list(labels))
+    return style.outcome_colors(list(labels), system.polarity_of(labels))
 
 
 def series_palette(axis: Axis) -> dict[Any, Any]:
@@ -411,7 +411,7 @@ def validation_figure(
         zs.append(extra[1])
     # an impossible outcome that was observed has z = inf: draw it at the axis edge
     zv = np.clip(np.array(zs, dtype=float), -10, 10)
-    warm = style.outcome_colors(("critfail",))["critfail"]
+    warm = style.polar_colour(-2)
     colours = [warm if worst is not None and n == worst else style.NEUTRAL for n in znames]
     zpos = np.arange(len(znames))
     right.bar(zpos, zv, color=colours)

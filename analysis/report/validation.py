@@ -28,14 +28,8 @@ from critlab.analysis.report import figures
 from critlab.analysis.report.doc import Details, Figure, Paragraph, Table, fmt_se, fmt_z, slug
 from critlab.analysis.report.words import params_words, words
 from critlab.analysis.results import ExactResult, SimResult
+from critlab.analysis.results import json_number as _num
 from critlab.analysis.validate import Validation
-
-
-def _num(x: Any) -> float | None:
-    if x is None:
-        return None
-    x = float(x)
-    return None if math.isnan(x) else x
 
 
 def p_is(p: float) -> str:

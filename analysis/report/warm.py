@@ -12,8 +12,9 @@ simulation then compiles (or fails) as it always would.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from typing import Any
 
@@ -36,8 +37,8 @@ def _warm(system: str, specs: list[Any]) -> str:
 def cached(system: str) -> bool:
     """Whether the system's block kernel has a fresh Numba cache index (one stamped with
     today's kernel sources: see :mod:`critlab.kernels.jit`)."""
+    from critlab.analysis.run import needs_compiling
     from critlab.analysis.systems import get_system
-    from critlab.analysis.systems.base import needs_compiling
 
     try:
         block = get_system(system).simulator.block
@@ -48,30 +49,45 @@ def cached(system: str) -> bool:
 
 def warm_kernels(cfg: ReportConfig, say: Callable[[str], None], jobs: int | None = None) -> int:
     """Compile the kernels of every system the configuration validates whose kernel is
-    not cached yet, ``jobs`` (default: the cores) at a time; returns how many systems
-    were warmed (0 on one core, or when every kernel is cached)."""
+    not cached yet, ``jobs`` (default: the cores) at a time, one line on ``say`` as each
+    is done (the system, how many of how many, the seconds so far); returns how many
+    systems were warmed (0 when every kernel is cached)."""
     by_system: dict[str, list[Any]] = {}
     for block in cfg.systems:
         for section in block.sections:
             if isinstance(section, ValidationSection) and not cached(section.system):
                 by_system.setdefault(section.system, []).append(section.spec)
-    jobs = min(jobs or os.cpu_count() or 1, len(by_system))
-    if jobs < 2:
-        return 0  # one core or one system: compiling in the report itself costs the same
-    say(
-        f"compiling the simulators of {len(by_system)} systems, {jobs} at a time (cached after the first run)"
-    )
+    if not by_system:
+        return 0
+    total, start = len(by_system), time.perf_counter()
+    jobs = min(jobs or os.cpu_count() or 1, total)
+    systems = f"{total} systems, {jobs} at a time" if jobs > 1 else f"{total} system{'s' * (total > 1)}"
+    say(f"compiling the simulators of {systems} (cached after the first run)")
+
+    def compiled(name: str, done: int) -> None:
+        say(f"compiled the {name} simulator ({done} of {total}, {time.perf_counter() - start:.0f} s)")
+
     done = 0
+    if jobs < 2:  # one core or one system: compile here, one system after the other
+        for name, specs in by_system.items():
+            try:
+                _warm(name, specs)
+            except Exception:  # the report's own simulation will say what is wrong
+                continue
+            done += 1
+            compiled(name, done)
+        return done
     try:
         # spawn: a clean interpreter per worker, never a fork of this one's threads
         with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
-            futures = [pool.submit(_warm, name, specs) for name, specs in by_system.items()]
-            for f in futures:
+            futures = {pool.submit(_warm, name, specs): name for name, specs in by_system.items()}
+            for f in as_completed(futures):
                 try:
                     f.result()
-                    done += 1
                 except Exception:  # the report's own simulation will say what is wrong
-                    pass
+                    continue
+                done += 1
+                compiled(futures[f], done)
     except (OSError, RuntimeError):  # no processes to be had: compile in the report itself
         return done
     return done

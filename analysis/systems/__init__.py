@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-from critlab.analysis.systems.base import BenchCase, RuleSystem
+from critlab.analysis.systems.base import RuleSystem
 
 # Command-line name -> the module that defines its SYSTEM, in the order systems are listed.
 MODULES = {
@@ -39,13 +39,13 @@ def registry() -> dict[str, RuleSystem]:
 def get_system(name: str) -> RuleSystem:
     """The rule system called ``name`` (as on the command line), or a clear ValueError.
 
-    Only that system's module is imported. A name with a ``:`` is a designer's own
-    mechanic, ``path/to/rules.py:function`` or ``module:function`` (see
-    :mod:`critlab.analysis.mechanic`).
+    Only that system's module is imported. A name with a ``:`` is a reference,
+    ``path/to/rules.py:function`` or ``module:function``, to an object that tells its
+    rule system (a designer's mechanic; see :mod:`critlab.analysis.systems.refs`).
     """
     module = MODULES.get(name)
     if module is None and isinstance(name, str) and ":" in name:
-        from critlab.analysis.mechanic.load import resolve
+        from critlab.analysis.systems.refs import resolve
 
         return resolve(name)
     if module is None:
@@ -53,4 +53,4 @@ def get_system(name: str) -> RuleSystem:
     return importlib.import_module(module).SYSTEM
 
 
-__all__ = ["BUILT_IN", "BenchCase", "MODULES", "RuleSystem", "get_system", "register", "registry"]
+__all__ = ["BUILT_IN", "MODULES", "RuleSystem", "get_system", "register", "registry"]

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import pickle
-import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
@@ -31,45 +29,28 @@ from typing import Any
 import numpy as np
 
 from critlab.analysis.results import ExactResult, SimResult
-from critlab.analysis.spec import Spec, SpecError, check_int
+from critlab.analysis.run import RunOptions, assemble
+from critlab.analysis.spec import Spec, SpecError
+from critlab.analysis.spec import system_of as system_of  # the spec's own system, read here too
 from critlab.analysis.tally import Layout, Tally
 from critlab.kernels.vocab import words
 
-MAX_TRIALS = 10**13
-# The largest seed the command line and report configurations accept (63 bits, as drawn
-# by critlab.kernels.runner.resolve_seed).
-MAX_SEED = 2**63 - 1
-
-
-@dataclass(frozen=True)
-class BenchCase:
-    """One mechanic in ``make bench``: critlab's simulator beside a NumPy one doing the
-    same work (the same outcomes, histograms and counters).
-
-    ``critlab(trials, threads)`` and ``numpy(trials, chunk=...)`` each run ``trials``
-    trials (the bench tries several chunk sizes and keeps NumPy's best). ``floor(trials,
-    threads)`` (optional) draws the mechanic's own dice the same way with no rules and no
-    tally: the fraction of it reached says how much time goes outside the dice.
-    ``exact`` (optional) times critlab's exact engine and ``icepool`` the same
-    distribution in icepool, for the exact-engine ratio.
-    """
-
-    name: str
-    critlab: Callable[[int, int], object] | None
-    numpy: Callable[..., object] | None
-    exact: Callable[[], object] | None = None
-    icepool: Callable[[], object] | None = None
-    floor: Callable[[int, int], object] | None = None
-
-
-def simulating(simulate: Callable[..., SimResult], spec: Spec) -> Callable[[int, int], SimResult]:
-    """The ``critlab`` callable of a :class:`BenchCase`: ``simulate`` on ``spec`` at a
-    fixed seed, without a progress bar."""
-
-    def run(trials: int, threads: int) -> SimResult:
-        return simulate(spec, trials=trials, seed=1, threads=threads, progress=False)
-
-    return run
+# Outcome words whose meaning every game shares, for the one acting (-2 worst .. +2
+# best): a system's own ``polarity`` comes first, and a designer's mechanic or a fight
+# (defeated, undecided) is coloured by these without declaring any.
+COMMON_POLARITY = {
+    "critfail": -2,
+    "fumble": -2,
+    "failure": -1,
+    "miss": -1,
+    "undecided": 0,
+    "tie": 0,
+    "success": 1,
+    "hit": 1,
+    "defeated": 1,
+    "crit": 2,
+    "raise": 2,
+}
 
 
 @dataclass(frozen=True)
@@ -110,8 +91,24 @@ class KernelBlock:
 class RuleSystem:
     """A rule system as the command line, sweeps, reports and benchmarks see it.
 
-    ``views`` and ``bench`` name modules (imported only when asked for) holding the
-    system's plots and tables and its benchmark cases.
+    ``views`` names the module (imported only when asked for) holding the system's
+    plots and tables; its ``make bench`` cases live in ``benchmarks/``, found there by
+    the name of the spec's module (the library never imports them).
+
+    What the system needs to look right and to take part in fights is declared here too,
+    so the style, the report and fights never name a system:
+
+    - ``ordered``: its outcome labels are a ladder in order (mild to severe), drawn in
+      an ordered palette;
+    - ``polarity``: label -> how good it is for the one acting, -2 (worst) .. +2 (best),
+      0 neutral (bad labels are drawn warm, good ones cool); labels it leaves out are
+      read in :data:`COMMON_POLARITY` (see :meth:`polarity_of`);
+    - ``fights``: which of its specs fight (a per-attack ``damage`` distribution), in
+      words for the errors (``"mode attack"``; ``""`` for every spec with damage dice),
+      or ``None`` when none does; ``fight_mode``: the ``mode`` a spec needs to fight.
+
+    Axis labels and units come from its parameters' declarations (``param(...,
+    label="target AC", unit="hp")``).
     """
 
     name: str
@@ -120,7 +117,10 @@ class RuleSystem:
     exact: Callable[[Any], ExactResult]
     simulator: Simulator
     views: str | None = None
-    bench: str | None = None
+    ordered: bool = False
+    polarity: Mapping[str, int] = dataclasses.field(default_factory=dict, compare=False)
+    fights: str | None = None
+    fight_mode: str | None = None
 
     def __post_init__(self) -> None:
         # The spec class knows its system, so sweeps and the top-level API are handed the
@@ -150,11 +150,14 @@ class RuleSystem:
         args: Callable[[Any], tuple],
         metrics: Callable[[Any, Tally], dict[str, float | None]],
         outcomes: Callable[[Any], type[IntEnum]] | None = None,
+        **looks: Any,
     ) -> RuleSystem:
         """A built-in system by the convention of its files: ``kernel`` (its kernel
         module) holds ``block`` and the vocabularies ``Outcome`` (unless ``outcomes``
-        picks one per mode), ``Hist`` and ``Counter``; its views and benchmark modules
-        are named after the spec's module (``analysis/views/<m>.py``, ``benchmarks/<m>.py``)."""
+        picks one per mode), ``Hist`` and ``Counter``; its views module is named after
+        the spec's module (``analysis/views/<m>.py``).
+        ``looks`` are the declarations of how it looks and fights (``ordered``,
+        ``polarity``, ``fights``, ``fight_mode``)."""
         module = spec.__module__.rpartition(".")[2]
         simulator = Simulator(
             block=kernel.block,
@@ -171,8 +174,25 @@ class RuleSystem:
             exact,
             simulator,
             views=f"critlab.analysis.views.{module}",
-            bench=f"benchmarks.{module}",
+            **looks,
         )
+
+    def polarity_of(self, labels: Iterable[str]) -> dict[str, int]:
+        """How good each of ``labels`` is (-2 .. +2), from the system's own ``polarity``,
+        else the words every system shares (:data:`COMMON_POLARITY`); labels known to
+        neither are left out (drawn neutral, or in the qualitative palette when none is
+        known).
+
+        >>> from critlab.analysis.systems import get_system
+        >>> get_system("thac0").polarity_of(["fumble", "hit", "defeated", "odd"])
+        {'fumble': -2, 'hit': 1, 'defeated': 1}
+        """
+        out = {}
+        for lab in labels:
+            score = self.polarity.get(lab, COMMON_POLARITY.get(lab))
+            if score is not None:
+                out[lab] = score
+        return out
 
     def make_spec(self, **params: Any) -> Spec:
         """Build and validate a spec from keyword parameters.
@@ -192,12 +212,6 @@ class RuleSystem:
         if self.views is None:
             return {}
         return importlib.import_module(self.views).PLOTS
-
-    def bench_cases(self) -> list[BenchCase]:
-        """The system's ``make bench`` cases (from its bench module's ``bench_cases``)."""
-        if self.bench is None:
-            return []
-        return list(importlib.import_module(self.bench).bench_cases())
 
     def check_spec(self, spec: Any) -> Spec:
         """``spec`` if it is a spec of this system, else a TypeError naming it."""
@@ -238,123 +252,29 @@ class RuleSystem:
         ----------
         spec
             A spec of this system.
-        trials
-            Number of trials, 1..10^13.
-        seed
-            A non-negative integer, a ``numpy.random.Generator`` or ``SeedSequence`` (a
-            63-bit seed is drawn from it), or ``None`` (drawn from the OS). The seed used
-            is recorded in the result, so it always reproduces it.
-        threads
-            Worker threads (default: all cores); the counts do not depend on it.
-        progress
-            ``True`` always shows a progress bar, ``False`` never, ``None`` on a terminal.
-        client
-            A ``dask.distributed.Client``: the same blocks on its cluster, same counts.
+        trials, seed, threads, progress, client
+            The run's options, as :class:`~critlab.analysis.run.RunOptions` reads them:
+            ``trials`` in 1..10^13; ``seed`` an integer, a ``Generator``, a
+            ``SeedSequence`` or ``None`` (drawn from the OS), recorded in the result;
+            ``threads`` (default: all cores) and a Dask ``client`` never change a count;
+            ``progress`` ``None`` shows a bar on a terminal.
         """
+        self.check_spec(spec)
+        options = RunOptions(trials=trials, seed=seed, threads=threads, progress=progress, client=client)
+        return self.simulate_run(spec, options)
+
+    def simulate_run(self, spec: Spec, options: RunOptions) -> SimResult:
+        """:meth:`simulate` with its options as one :class:`~critlab.analysis.run.RunOptions`."""
         self.check_spec(spec)
         ex = self.exact(spec)
         layout = self.layout(spec, ex)
-        if client is None:
-            _say_compiling(self.name, self.simulator.block, progress)
-        block = KernelBlock(self.simulator.block, layout.array, self.simulator.args(spec))
-        tally = simulate_tally(
+        sim = self.simulator
+        return assemble(
             layout,
-            block,
-            trials=trials,
-            seed=seed,
-            threads=threads,
-            progress=progress,
+            KernelBlock(sim.block, layout.array, sim.args(spec)),
+            options,
             desc=self.name,
-            client=client,
+            metrics=lambda tally: sim.metrics(spec, tally),
+            exact=ex,
+            kernel=sim.block,
         )
-        # histograms laid out only to keep the kernel's indices fixed are not results
-        kept = {k: h for k, h in tally.hists.items() if ex.distributions.get(k) is not None}
-        tally = dataclasses.replace(tally, hists=kept)
-        return SimResult.of(ex, tally, self.simulator.metrics(spec, tally))
-
-
-def needs_compiling(kernel: Any) -> bool:
-    """Whether calling ``kernel`` will compile it: nothing compiled in this process and
-    no fresh cache index on disk, one whose stamp is today's sources' (numba's cache API
-    is private, so any doubt says no)."""
-    try:
-        if kernel.signatures:
-            return False
-        return not kernel._cache._cache_file._load_index()
-    except (AttributeError, OSError, ValueError, EOFError, pickle.UnpicklingError):
-        return False
-
-
-def _say_compiling(name: str, kernel: Any, progress: bool | None) -> None:
-    """Tell a person at a terminal (or anyone who asked for progress) why the first run
-    on a machine is silent for a while."""
-    if progress is False or (progress is None and not sys.stderr.isatty()):
-        return
-    if needs_compiling(kernel):
-        message = f"critlab: compiling the {name} simulator (once on this machine; it is cached)"
-        print(message, file=sys.stderr)
-
-
-def system_of(spec: Any) -> RuleSystem:
-    """The rule system a spec belongs to (each spec class knows its own), or a TypeError
-    naming the argument."""
-    system = getattr(type(spec), "rule_system", None)
-    if not isinstance(spec, Spec) or system is None:
-        raise TypeError(f"spec must be a rule system's spec (e.g. Thac0Spec), got {type(spec).__name__}")
-    return system
-
-
-def check_trials(trials: Any) -> int:
-    """``trials`` as an int in 1..10^13, or a SpecError naming it."""
-    return check_int("trials", trials, 1, MAX_TRIALS)
-
-
-def simulate_tally(
-    layout: Layout,
-    block: Callable[[np.ndarray, int, np.ndarray], None],
-    *,
-    trials: int,
-    seed: Any,
-    threads: int | None = None,
-    progress: bool | None = None,
-    desc: str = "",
-    client: Any = None,
-) -> Tally:
-    """Run a system's block kernel over ``trials`` trials and unpack the tally.
-
-    ``block(state, n, out)`` must tally ``n`` trials into ``out`` in ``layout``'s order.
-    ``client`` (a Dask client) runs the blocks on a cluster with identical results.
-    """
-    from critlab.kernels import runner  # Numba is imported where a simulation runs
-
-    trials = check_trials(trials)
-    try:
-        seed = runner.resolve_seed(seed)
-    except (TypeError, ValueError):
-        allowed = "must be a non-negative integer, a numpy Generator or SeedSequence, or none"
-        raise SpecError("seed", seed, allowed) from None
-    if client is not None:
-        from critlab.kernels.cluster import run_on_client
-
-        sizes = runner.block_sizes(trials)
-        counts = run_on_client(
-            client, block, n_out=layout.n_out, seed=seed, sizes=sizes, progress=progress, desc=desc
-        )
-    else:
-        counts = runner.run(
-            block, n_out=layout.n_out, trials=trials, seed=seed, threads=threads, progress=progress, desc=desc
-        )
-    return layout.unpack(counts, trials=trials, seed=seed)
-
-
-def hist_ranges(exact: ExactResult, names: Iterable[str]) -> dict[str, tuple[int, int]]:
-    """Histogram ranges for a simulation: each distribution's exact support. Values the
-    exact engine cut off into its tail land in the histogram's tail bin, so simulated
-    and exact bins line up one to one."""
-    out = {}
-    for name in names:
-        d = exact.distributions[name]
-        if d is None:
-            continue
-        out[name] = (d.min, d.max) if d.probs.size else (0, 0)
-    return out

@@ -376,5 +376,15 @@ SYSTEM = RuleSystem.of_kernel(
     args=kernel_args,
     metrics=simulated_metrics,
     outcomes=lambda spec: OUTCOMES[spec.kind],
+    # from side A's view (the one acting): A winning, or the resisted effect landing, is good
+    polarity={
+        "a_wins": 1,
+        "b_wins": -1,
+        "tie": 0,
+        "undecided": 0,
+        "attack_failed": -1,
+        "resisted": -1,
+        "affected": 1,
+    },
 )
 simulate = SYSTEM.simulate

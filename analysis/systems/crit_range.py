@@ -373,5 +373,8 @@ SYSTEM = RuleSystem.of_kernel(
     args=kernel_args,
     metrics=simulated_metrics,
     outcomes=lambda spec: k.AttackOutcome if spec.mode == "attack" else k.TestOutcome,
+    polarity={"critfail": -2, "miss": -1, "failure": -1, "hit": 1, "success": 1, "crit": 2},
+    fights="mode attack",
+    fight_mode="attack",
 )
 simulate = SYSTEM.simulate

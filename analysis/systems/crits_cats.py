@@ -434,5 +434,15 @@ SYSTEM = RuleSystem.of_kernel(
     kernel=k,
     args=kernel_args,
     metrics=simulated_metrics,
+    polarity={
+        "major_catastrophe": -2,
+        "minor_catastrophe": -1,
+        "failure": -1,
+        "success": 1,
+        "minor_critical": 2,
+        "major_critical": 2,
+    },
+    fights="mode versus with damage",
+    fight_mode="versus",
 )
 simulate = SYSTEM.simulate

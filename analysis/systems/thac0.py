@@ -67,7 +67,7 @@ class Thac0Spec(Spec):
 
     system = "thac0"
     roll: Literal["normal", "advantage", "disadvantage"] = roll_param("the attacker")
-    thac0: int | None = param(None, Int(), "the attacker's THAC0 (To Hit Armor Class 0)")
+    thac0: int | None = param(None, Int(), "the attacker's THAC0 (To Hit Armor Class 0)", label="THAC0")
     target_ac: int | None = param(None, Int(), "the target's armour class", label="target AC")
     to_hit: int = param(0, Int(), "bonus added to the natural d20", label="to-hit bonus")
     damage: str = param("1d8", Dice(), "damage dice of one hit (each roll floored at 0)", unit="hp")
@@ -240,5 +240,14 @@ SYSTEM = RuleSystem.of_kernel(
     kernel=k,
     args=kernel_args,
     metrics=simulated_metrics,
+    polarity={
+        "fumble": -2,
+        "miss": -1,
+        "natural20_reduced": 0,
+        "fumble_reroll_hit": 1,
+        "hit": 1,
+        "critical_hit": 2,
+    },
+    fights="",
 )
 simulate = SYSTEM.simulate

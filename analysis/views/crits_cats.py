@@ -11,6 +11,7 @@ from critlab.analysis.spec import SpecError
 from critlab.analysis.systems.crits_cats import (
     LABELS,
     NATURALS,
+    SYSTEM,
     CritsCatsSpec,
     challenge_classes,
     exact,
@@ -201,7 +202,7 @@ def _plot_extremes(table: pd.DataFrame, ax, threshold: float | None = None) -> N
     from critlab.analysis.style import NEUTRAL, legend_outside, outcome_colors
 
     # the classes in order, worst to best: catastrophes warm, criticals cool
-    for lab, color in outcome_colors(EXTREMES).items():
+    for lab, color in outcome_colors(EXTREMES, SYSTEM.polarity_of(EXTREMES)).items():
         ls = "-" if lab.startswith("major") else "--"
         ax.plot(table.index, table[lab], ls=ls, color=color, marker=".", label=lab.replace("_", " "))
     if threshold is not None:
@@ -293,7 +294,7 @@ def plot_resisters(spec: CritsCatsSpec, *, resisters=range(1, 7), ax=None):
 
     fig, ax = _axes(ax)
     table = resisters_table(spec, resisters)
-    for lab, color in outcome_colors(LABELS).items():
+    for lab, color in outcome_colors(LABELS, SYSTEM.polarity_of(LABELS)).items():
         # dashed catastrophes: at equal skill they coincide with the criticals
         ls = "--" if "catastrophe" in lab else "-"
         ax.plot(table.index, table[lab], marker="o", ls=ls, color=color, label=lab.replace("_", " "))
@@ -314,7 +315,7 @@ def plot_combat(spec: CritsCatsSpec, *, ax=None):
     fig, ax = _axes(ax, ncols=2, width=11)
     r = exact(_as_combat(spec))
     # damage dealt is the attacker's good outcome (cool), backlash taken a bad one (warm)
-    good, bad = outcome_colors(("crit", "critfail")).values()
+    good, bad = outcome_colors(("good", "bad"), {"good": 2, "bad": -2}).values()
     for a, name, color in ((ax[0], "damage", good), (ax[1], "backlash", bad)):
         d = r.distributions[name]
         a.bar(d.values, d.probs, color=color)

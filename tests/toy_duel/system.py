@@ -62,4 +62,8 @@ SYSTEM = RuleSystem(
         hists=k.Hist,
         counters=k.Counter,
     ),
+    # how it looks, declared here and nowhere else: miss < hit < crit is a ladder, and
+    # a miss is worse here than the shared words say (-2, where they say -1)
+    ordered=True,
+    polarity={"miss": -2, "hit": 1, "crit": 2},
 )

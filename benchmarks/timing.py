@@ -1,0 +1,72 @@
+"""Timing helpers of ``make bench``: trials per second, best wall times, and first calls
+in a fresh process (for libraries that memoise)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+
+def rate(fn: Callable[[int], object], *, start: int, min_seconds: float, repeats: int = 3) -> float:
+    """Median trials/s of ``fn(n)`` over ``repeats`` calls, with ``n`` grown until one call
+    takes ``min_seconds``."""
+    fn(min(start, 1000))  # compile / warm caches outside the timing
+    n = start
+    while True:
+        t0 = time.perf_counter()
+        fn(n)
+        elapsed = time.perf_counter() - t0
+        if elapsed >= min_seconds or n >= 10**11:
+            break
+        n *= max(2, min(16, int(min_seconds / max(elapsed, 1e-4)) + 1))
+    times = [elapsed]
+    for _ in range(repeats - 1):
+        t0 = time.perf_counter()
+        fn(n)
+        times.append(time.perf_counter() - t0)
+    return n / float(np.median(times))
+
+
+def _first_call_seconds(fn: Callable[[], object]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def cold_seconds(fn: Callable[[], object], repeats: int = 3) -> float:
+    """Best wall time of a first call of ``fn()`` in a fresh process.
+
+    icepool memoises evaluations, so its second call of anything is a cache lookup;
+    timing the first call in a new process (imports done, caches empty) measures the
+    computation. ``fn`` must be a module-level function (it is pickled by reference).
+    """
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    best = float("inf")
+    for _ in range(repeats):
+        with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
+            pool.submit(_warm_imports).result()
+            best = min(best, pool.submit(_first_call_seconds, fn).result())
+    return best
+
+
+def _warm_imports() -> None:
+    import icepool  # noqa: F401
+
+    import critlab.analysis.dice.notation  # noqa: F401
+    import critlab.kernels.pools  # noqa: F401
+
+
+def seconds(fn: Callable[[], object], repeats: int = 5) -> float:
+    """Best wall time of ``fn()`` over a few repeats (the first call, which may
+    compile, is not counted)."""
+    fn()
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
