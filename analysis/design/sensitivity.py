@@ -23,9 +23,8 @@ import numpy as np
 import pandas as pd
 
 from critlab.analysis.design.quantity import QuantityError, quantities_of, run_fight, snake
-from critlab.analysis.spec import Spec
-from critlab.analysis.systems import get_system
 from critlab.analysis.design.tune import param_kind
+from critlab.analysis.spec import Spec, system_of
 
 COLUMNS = ("param", "quantity", "at", "minus_1", "plus_1")
 
@@ -43,7 +42,7 @@ def _values(result: Any, fight_result: Any, names: list[tuple[str, str, str]]) -
 
 
 def _system(spec: Spec) -> Any:
-    return getattr(type(spec), "rule_system", None) or get_system(spec.system)
+    return system_of(spec)  # None or another object: a one-line TypeError naming spec
 
 
 def sensitivity(spec: Spec, *, fight: Mapping[str, Any] | None = None) -> pd.DataFrame:
@@ -67,6 +66,8 @@ def sensitivity(spec: Spec, *, fight: Mapping[str, Any] | None = None) -> pd.Dat
         or the quantity is null.
     """
     system = _system(spec)
+    if fight is not None and not isinstance(fight, Mapping):
+        raise TypeError(f"fight must be a mapping such as {{'hp': 30}}, got {type(fight).__name__}")
     fight = dict(fight or {})
     here = system.exact(spec)
     here_fight = run_fight(spec, fight) if fight else None

@@ -32,7 +32,6 @@ import numpy as np
 if TYPE_CHECKING:  # pandas is imported where the frame is made: the command line's help stays light
     import pandas as pd
 
-from critlab.analysis.params import Bool, Choice, Int, declared
 from critlab.analysis.design.quantity import (
     Quantity,
     QuantityError,
@@ -41,8 +40,8 @@ from critlab.analysis.design.quantity import (
     snake,
     split_fight,
 )
-from critlab.analysis.spec import Spec, SpecError, field_types
-from critlab.analysis.systems import get_system
+from critlab.analysis.params import Bool, Choice, Int, declared
+from critlab.analysis.spec import Spec, SpecError, field_types, system_of
 
 # Larger grids are almost surely a typo in a range; refused before any work.
 MAX_GRID = 10**5
@@ -112,7 +111,15 @@ def check_axes(system: Any, params: Mapping[str, Any], vary: Mapping[str, Iterab
             raise SpecError(name, values, f"is not a parameter of {system.name}; known: {', '.join(known)}")
         if any(a.name == name for a in axes):
             raise SpecError(name, values, "is varied twice")
-        vals = tuple(values)
+        if isinstance(values, str | bytes) or not isinstance(values, Iterable):
+            raise SpecError(name, values, "must be varied over a list, a tuple or a range of values")
+        # One more than the grid allows, read lazily: a generator or an endless iterator
+        # is refused after MAX_GRID + 1 values, not read into memory.
+        vals = tuple(itertools.islice(values, MAX_GRID + 1))
+        if len(vals) > MAX_GRID:
+            raise SpecError(
+                name, f"more than {MAX_GRID:,} values", f"at most {MAX_GRID:,} points (narrow a range)"
+            )
         if not vals:
             raise SpecError(name, "(no values)", "needs at least one value to vary over (LO <= HI)")
         kind, allowed = param_kind(system, name)
@@ -191,7 +198,12 @@ def tune_params(
     shape = tuple(len(a.values) for a in axes)
     n = _check_size({a.name: len(a.values) for a in axes})
     names = [a.name for a in axes]
-    spec_base, fight_base = split_fight(system, {k: v for k, v in params.items() if k not in names})
+    fixed = {k: v for k, v in params.items() if k not in names}
+    # A varied hp stands in for the hp that fight parameters given alone would need.
+    hp_varied = "hp" in names and "hp" in fight_params_of(system)
+    spec_base, fight_base = split_fight(system, {**fixed, "hp": 1} if hp_varied else fixed)
+    if hp_varied:
+        del fight_base["hp"]
     if fight_base:
         check_fight(fight_base)
     words_varied = any(not a.fight and param_kind(system, a.name)[0] != "int" for a in axes)
@@ -328,7 +340,9 @@ def tune(
         apart), ``points`` (the grid's size), ``target``, ``params`` (the fixed
         parameters) and ``first_refusal`` (why the first refused point was refused).
     """
-    system = getattr(type(spec), "rule_system", None) or get_system(spec.system)
+    system = system_of(spec)  # None or another object: a one-line TypeError naming spec
+    if not isinstance(vary, Mapping):
+        raise TypeError(f"vary must be a mapping of parameter names to values, got {type(vary).__name__}")
     params = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)}
     return tune_params(
         system, {**params, **(fight or {})}, vary=vary, target=target, top=top, progress=progress

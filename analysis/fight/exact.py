@@ -40,7 +40,7 @@ import numpy as np
 
 from critlab.analysis.dist import Dist
 from critlab.analysis.results import ExactResult
-from critlab.analysis.spec import Spec, SpecError, check_int, system_of
+from critlab.analysis.spec import Spec, SpecError, check_int
 
 LABELS = ("defeated", "undecided")
 MAX_HP = 10**6
@@ -60,19 +60,12 @@ TRIM = 1e-30
 # does ~3.8e9 a second and a round's bookkeeping costs ~10 us, so the bound is ~5 s.
 WORK_LIMIT = 2e10
 ROUND_COST = 4e4
-
-
-def fighting() -> str:
-    """Which systems and modes fight, in words, from each system's own declaration
-    (``RuleSystem.fights``), for the errors.
-
-    >>> fighting()
-    'crits-cats (mode versus with damage), crit-range (mode attack), thac0'
-    """
-    from critlab.analysis.systems import registry
-
-    fights = [(name, s.fights) for name, s in registry().items() if s.fights is not None]
-    return ", ".join(f"{name} ({words})" if words else name for name, words in fights)
+# The most damage values a round may take (attacks_per_round × one attack's support):
+# 10^7 float64s are 80 MB a copy, and convolving the attacks into a round holds a few.
+MAX_ROUND_SUPPORT = 10**7
+# Which systems and modes fight, in words (for the errors).
+FIGHTING = "crit-range (mode attack), thac0, crits-cats (mode versus with damage)"
+_FIGHT_MODES = {"crit-range": "attack", "crits-cats": "versus"}
 
 
 @dataclass(frozen=True)
@@ -138,19 +131,27 @@ def attack_damage(spec: Spec) -> Dist:
     ...
     critlab.analysis.spec.SpecError: parameter mode = test: a fight needs mode attack (an attack with damage)
     """
-    system = system_of(spec)
-    dists = system.exact(spec).distributions
+    dists = system_of(spec).exact(spec).distributions
     if "damage" not in dists:
-        raise SpecError("system", spec.system, f"deals no damage to fight with; fights take {fighting()}")
+        raise SpecError("system", spec.system, f"deals no damage to fight with; fights take {FIGHTING}")
     damage = dists["damage"]
     if damage is None:
-        mode = system.fight_mode
+        mode = _FIGHT_MODES.get(spec.system)
         if mode is not None and getattr(spec, "mode", mode) != mode:
             raise SpecError("mode", spec.mode, f"a fight needs mode {mode} (an attack with damage)")
         raise SpecError("damage", getattr(spec, "damage", None), "a fight needs damage dice, e.g. 1d8")
     if damage.max <= 0:
         raise SpecError("damage", getattr(spec, "damage", None), "no attack of this spec can deal damage")
     return damage
+
+
+def system_of(spec: Any) -> Any:
+    """The rule system of ``spec`` (each spec class knows its own, designers' mechanics
+    included), or a TypeError naming what was given."""
+    system = getattr(type(spec), "rule_system", None)
+    if not isinstance(spec, Spec) or system is None:
+        raise TypeError(f"spec must be a rule system's spec (e.g. Thac0Spec), got {type(spec).__name__}")
+    return system
 
 
 def _round_cost(width: int, m: int) -> float:
@@ -190,12 +191,24 @@ def _too_much(hp: int, work: str) -> SpecError:
     )
 
 
-def _check_work(damage_round: Dist, fight: Fight) -> None:
-    """Refuse up front a fight whose programme is sure to exceed :data:`WORK_LIMIT`."""
-    mean = damage_round.mean
+def _check_work(damage: Dist, fight: Fight) -> None:
+    """Refuse up front, from the attack's damage alone (before a round's damage is
+    convolved, which allocates ``attacks_per_round`` × its support), a fight whose round
+    has more than :data:`MAX_ROUND_SUPPORT` damage values or whose programme is sure to
+    exceed :data:`WORK_LIMIT`."""
+    k = fight.attacks_per_round
+    support = k * (damage.probs.size - 1) + 1  # the round's damage values
+    if support > MAX_ROUND_SUPPORT:
+        raise SpecError(
+            "attacks_per_round",
+            k,
+            f"a round's damage would take {support:.2g} values ({k} attacks × {damage.probs.size:,} damage "
+            f"values each), over the bound of {MAX_ROUND_SUPPORT:.0e}; fewer attacks or smaller damage dice",
+        )
+    mean, sd = k * damage.mean, math.sqrt(k) * damage.sd  # the round's, without convolving it
     rounds = min(fight.max_rounds, math.ceil(fight.hp / mean))
-    width = min(fight.hp, damage_round.probs.size + 25 * damage_round.sd * math.sqrt(rounds))
-    work = rounds * _round_cost(int(width), damage_round.probs.size)
+    width = min(fight.hp, support + 25 * sd * math.sqrt(rounds))
+    work = rounds * _round_cost(int(width), support)
     if work > WORK_LIMIT:
         raise _too_much(fight.hp, f"about {work:.2g}")
 
@@ -223,8 +236,8 @@ def fight_distributions(damage: Dist, fight: Fight) -> FightDists:
     if damage.max <= 0:
         raise SpecError("damage", str(damage), "no attack can deal damage")
     hp = fight.hp
+    _check_work(damage, fight)
     per_round = damage.repeat(fight.attacks_per_round)
-    _check_work(per_round, fight)
     r0, rp, r_tail = per_round.offset, per_round.probs, per_round.tail
     # rounding leaves the round's represented mass a few ulps off 1 - tail; over hundreds
     # of rounds that drift would pass for cut mass, so it is taken out once here
@@ -265,18 +278,21 @@ def fight_distributions(damage: Dist, fight: Fight) -> FightDists:
             break
     if cut >= CUT:
         raise _cut_too_much(hp, damage, n)
+    # Rounding leaves the running mass a few ulps off (over a million rounds up to ~1e-13),
+    # so every probability is clamped into [0, 1], the undecided share first: a fight
+    # nobody wins is undecided 1 and defeated 0, never 1 + 9e-14 and -9e-14.
+    undecided = min(max(undecided, 0.0), 1.0 - cut)
     per = np.array(defeated)
     rounds_probs = per.copy()
     if undecided > 0:
         rounds_probs[-1] += undecided  # an undecided fight played max_rounds rounds
     overkill[0] += undecided
-    # rounding may leave the sum a few ulps above 1; no probability is shown above it
     return FightDists(
-        defeated=min(float(per.sum()), 1.0 - undecided - cut),
-        undecided=undecided + cut,
-        rounds=Dist(1, rounds_probs, cut),
-        overkill=Dist(0, overkill, cut),
-        by_round=np.cumsum(per),
+        defeated=max(min(math.fsum(defeated), 1.0 - undecided - cut), 0.0),
+        undecided=min(undecided + cut, 1.0),
+        rounds=Dist(1, np.minimum(rounds_probs, 1.0), cut),
+        overkill=Dist(0, np.minimum(overkill, 1.0), cut),
+        by_round=np.clip(np.cumsum(per), 0.0, 1.0),
     )
 
 

@@ -69,7 +69,7 @@ NO_WOUND = k.NO_WOUND
 # Ladder thresholds follow the rules' range for integer parameters.
 MAX_THRESHOLD = 1000
 MAX_LEVELS = 100
-_LEVEL = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(-?\d+)\s*$")
+_LEVEL = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(-?[0-9]+)\s*$")  # ASCII digits only
 
 
 def parse_ladder(text: Any) -> tuple[tuple[str, int], ...]:
@@ -401,6 +401,5 @@ SYSTEM = RuleSystem.of_kernel(
     args=kernel_args,
     metrics=simulated_metrics,
     outcomes=lambda spec: k.wounds(tuple(name for name, _ in spec.levels)),
-    ordered=True,  # the wound ladder, from none to the worst level
 )
 simulate = SYSTEM.simulate
