@@ -40,7 +40,7 @@ import numpy as np
 
 from critlab.analysis.dist import Dist
 from critlab.analysis.results import ExactResult
-from critlab.analysis.spec import Spec, SpecError, check_int
+from critlab.analysis.spec import Spec, SpecError, check_int, system_of
 
 LABELS = ("defeated", "undecided")
 MAX_HP = 10**6
@@ -63,9 +63,19 @@ ROUND_COST = 4e4
 # The most damage values a round may take (attacks_per_round × one attack's support):
 # 10^7 float64s are 80 MB a copy, and convolving the attacks into a round holds a few.
 MAX_ROUND_SUPPORT = 10**7
-# Which systems and modes fight, in words (for the errors).
-FIGHTING = "crit-range (mode attack), thac0, crits-cats (mode versus with damage)"
-_FIGHT_MODES = {"crit-range": "attack", "crits-cats": "versus"}
+
+
+def fighting() -> str:
+    """Which systems and modes fight, in words, from each system's own declaration
+    (``RuleSystem.fights``), for the errors.
+
+    >>> fighting()
+    'crits-cats (mode versus with damage), crit-range (mode attack), thac0'
+    """
+    from critlab.analysis.systems import registry
+
+    fights = [(name, s.fights) for name, s in registry().items() if s.fights is not None]
+    return ", ".join(f"{name} ({words})" if words else name for name, words in fights)
 
 
 @dataclass(frozen=True)
@@ -131,27 +141,19 @@ def attack_damage(spec: Spec) -> Dist:
     ...
     critlab.analysis.spec.SpecError: parameter mode = test: a fight needs mode attack (an attack with damage)
     """
-    dists = system_of(spec).exact(spec).distributions
+    system = system_of(spec)
+    dists = system.exact(spec).distributions
     if "damage" not in dists:
-        raise SpecError("system", spec.system, f"deals no damage to fight with; fights take {FIGHTING}")
+        raise SpecError("system", spec.system, f"deals no damage to fight with; fights take {fighting()}")
     damage = dists["damage"]
     if damage is None:
-        mode = _FIGHT_MODES.get(spec.system)
+        mode = system.fight_mode
         if mode is not None and getattr(spec, "mode", mode) != mode:
             raise SpecError("mode", spec.mode, f"a fight needs mode {mode} (an attack with damage)")
         raise SpecError("damage", getattr(spec, "damage", None), "a fight needs damage dice, e.g. 1d8")
     if damage.max <= 0:
         raise SpecError("damage", getattr(spec, "damage", None), "no attack of this spec can deal damage")
     return damage
-
-
-def system_of(spec: Any) -> Any:
-    """The rule system of ``spec`` (each spec class knows its own, designers' mechanics
-    included), or a TypeError naming what was given."""
-    system = getattr(type(spec), "rule_system", None)
-    if not isinstance(spec, Spec) or system is None:
-        raise TypeError(f"spec must be a rule system's spec (e.g. Thac0Spec), got {type(spec).__name__}")
-    return system
 
 
 def _round_cost(width: int, m: int) -> float:

@@ -401,5 +401,6 @@ SYSTEM = RuleSystem.of_kernel(
     args=kernel_args,
     metrics=simulated_metrics,
     outcomes=lambda spec: k.wounds(tuple(name for name, _ in spec.levels)),
+    ordered=True,  # the wound ladder, from none to the worst level
 )
 simulate = SYSTEM.simulate
