@@ -40,12 +40,19 @@ bin holding any mass (below 10⁻¹²) cut off from unbounded outcomes.
 - **Damage** is never negative: each damage roll is floored at 0 before anything else is done with it. Every
   numeric distribution is per trial; where its event does not happen the value is 0.
 - **Exact decimals.** Fractions that the rules floor are computed exactly (`dr = 0.8` is 4/5).
-- **Dice notation.** A term is `NdX` with suffixes in this order: a reroll (`rrT` while the face is <= T,
-  `roT` once), an explosion (`!` on the maximum, `!>=T` on T or more; added rolls explode again and are
-  never rerolled), keep/drop over the dice's totals (`khK`, `klK`, `dhK`, `dlK`), and success counting
-  (`cs>=T`: the number of kept dice whose total reaches T). Terms combine with `+`, `-` and integer
-  modifiers. Limits on the number of dice and the work an expression asks for are checked before any is
-  done.
+- **Dice notation** (the field's: what Roll20, Foundry and the d20 notation accept, meaning what it means
+  there). A term is `NdX` (faces `X`, `%`, `F` for -1/0/+1, or listed `{1,1,2}`; `0dX` is 0) with suffixes in
+  this order: a reroll (`rr` while the face meets its selector, `ro` once), a clamp (`miT`, `maT`), an
+  explosion (`!` or `!!` on the maximum or its selector, each added roll exploding again and never rerolled;
+  `o` one added roll only; `!p` each added roll minus 1; `x` each added roll a die of its own, so keep and
+  count see it), keep/drop over the dice's totals (`khK`, `kK`, `klK`, `dhK`, `dlK`), a count (`cs` the
+  totals meeting its selector, minus with `df` those meeting df's; `cf`), and a scale (`*K`, `/K` rounding
+  down). A selector is `T` (equality: **`1d6rr2` rerolls only 2s**; it once meant "2 or less", now
+  `rr<=2`), `=T`, `<T`, `<=T`, `>T` or `>=T`. A group `{E1, E2, ...}` keeps, counts or sums its members'
+  values (`{1d8!, 1d6!}kh1`, `{d6, d6, d8, d12}kh2`). Terms combine with `+`, `-` and integer modifiers,
+  and a trailing comparison (`1d20+5>=15`) makes the value 1 where it holds, else 0. Everything is exact
+  (explosions with an explicit tail); limits on the text, the dice and the work an expression asks for are
+  checked before any is done.
 - **Fights** (`critlab fight`): a spec's attack repeated against a target of `hp` hit points,
   `attacks_per_round` attacks a round, at most `max_rounds` rounds; the target falls at the end of the first
   round whose damage reaches `hp`. Labels `defeated`, `undecided`; distributions `rounds`, `overkill`;

@@ -1,1 +1,2 @@
-"""The dice notation: its grammar, its exact engine, its work limits, its readable table, and the d20 roll modes."""
+"""The dice notation: its grammar, exact engine, work limits, reading in words, readable table,
+and the d20 roll modes."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from critlab.analysis.dice.grammar import UNBOUNDED
 from critlab.kernels.vocab import dice as kd
 
 _EXPLODE = {"!": kd.EXPLODE_ADD, "!p": kd.EXPLODE_PENETRATING, "x": kd.EXPLODE_SEPARATE}
@@ -90,8 +91,6 @@ def _terms(terms, big: int) -> list[np.ndarray]:
 
 def encode(expr) -> tuple[np.ndarray, int]:
     """``(rows, constant)`` of a :class:`~critlab.analysis.dice.notation.DiceExpr`."""
-    from critlab.analysis.dice.notation import UNBOUNDED
-
     rows = _terms(expr.terms, UNBOUNDED)
     if expr.compare is not None:
         r = _row(kd.OP_COMPARE)

@@ -15,7 +15,9 @@ total is the sum of its rolls. A term then keeps the highest or lowest totals
 
 Expressions written in the notation's first form (no reroll, explosion only on the
 maximum of a die that is not kept or counted) are computed exactly as they always were,
-so their floating-point results do not move.
+so their floating-point results do not move. The general forms are in
+:mod:`critlab.analysis.dice.forms`, groups in :mod:`critlab.analysis.dice.order`, and a
+whole expression's evaluation in :mod:`critlab.analysis.dice.evaluate`.
 """
 
 from __future__ import annotations
@@ -227,37 +229,6 @@ def is_classic(t: TermLike) -> bool:
     return plain and not (t.exploding and t.keep_mode != KEEP_ALL)
 
 
-def term_dist(t, eps: float = TAIL_EPS) -> Dist:
-    """Exact distribution of one term or group (its sign applied); each exploding die is
-    cut off at a tail below ``eps``. A term in the notation's first form is computed as
-    it always was."""
-    if hasattr(t, "members"):
-        return group_dist(t, eps)
-    old = t.legacy()
-    if old is not None:
-        return legacy_term_dist(old, eps)
-    from critlab.analysis.dice.forms import term_dist as general
-
-    return general(t, eps)
-
-
-def group_dist(g, eps: float = TAIL_EPS) -> Dist:
-    """A group's distribution: its members' values kept, summed or counted, then scaled
-    and signed (:mod:`critlab.analysis.dice.order`)."""
-    from critlab.analysis.dice.forms import scaled
-    from critlab.analysis.dice.order import counter, keep_members, weight_dist
-
-    members = [expr_dist(m.terms, m.constant, m.compare, eps=eps) for m in g.members]
-    weight = counter(*g.count_range, g.botch) if g.count_kind else None
-    if g.keep_mode != KEEP_ALL:
-        d = keep_members(members, g.keep, highest=g.keep_mode == KEEP_HIGHEST, weight=weight)
-    else:
-        d = Dist.point(0)
-        for m in members:
-            d = d + (weight_dist(m, weight) if weight else m)
-    return scaled(d, g.mul, g.div, g.sign)
-
-
 def legacy_term_dist(t: TermLike, eps: float = TAIL_EPS) -> Dist:
     """Exact distribution of one term in the notation's first form (its sign applied)."""
     if is_classic(t):
@@ -314,25 +285,6 @@ def pool_work(values: int, count: int, keep: int) -> int:
     return values * values * keep**3 // 6 + values * keep * count + count * count
 
 
-def expr_dist(
-    terms, constant: int, compare: tuple[int, int] | None = None, *, eps: float | None = None
-) -> Dist:
-    """Exact distribution of ``constant`` plus the terms (uncached; the tail of the whole
-    expression below 1e-12); with ``compare`` (an interval of totals) 1 where the total
-    lies in it, else 0 (the tail stays a tail: its totals are not known)."""
-    eps = chain_eps(terms) if eps is None else eps
-    d = Dist.point(constant)
-    for t in terms:
-        d = d + term_dist(t, eps)
-    if compare is None:
-        return d
-    v = d.values
-    inside = (v >= compare[0]) & (v <= compare[1])
-    yes = math.fsum(d.probs[inside].tolist())
-    no = math.fsum(d.probs[~inside].tolist())
-    return Dist(0, [no, yes], d.tail)
-
-
 __all__ = [
     "KEEP_ALL",
     "KEEP_HIGHEST",
@@ -346,12 +298,9 @@ __all__ = [
     "die_dist",
     "explosion_depth",
     "exploding_dice",
-    "expr_dist",
-    "group_dist",
     "legacy_term_dist",
     "face_probs",
     "keep_highest",
     "keep_pool",
     "success_count",
-    "term_dist",
 ]

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from critlab.analysis.dice.exact import keep_pool
 from critlab.analysis.dice.order import counter, keep_members, weight_dist
 from critlab.analysis.dist import Dist
 
@@ -179,8 +180,6 @@ def term_dist(t, eps: float) -> Dist:
         elif t.keep_mode == 0:
             d = die.repeat(t.count)
         else:
-            from critlab.analysis.dice.exact import keep_pool
-
             d = keep_pool(die, t.count, t.keep, t.keep_mode)
     return scaled(d, t.mul, t.div, t.sign)
 

@@ -34,7 +34,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from critlab.analysis.dice.limits import quote
+# Longer texts are quoted by their start (an error message stays one readable line).
+MAX_QUOTED = 200
+
+
+def quote(text: str) -> str:
+    """``text`` in quotes for a one-line message: control and other unprintable characters
+    escaped as ``repr`` escapes them, a long text cut to its start.
+
+    >>> print(quote("2d6\\n+1"))
+    '2d6\\n+1'
+    """
+    if len(text) > MAX_QUOTED:
+        return f"'{_escape(text[: MAX_QUOTED - 20])}...' ({len(text):,} characters)"
+    return f"'{_escape(text)}'"
+
+
+def _escape(text: str) -> str:
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
 
 # The longest text read at all (a designer's expression is a line, not a file).
 MAX_TEXT = 10_000
@@ -49,6 +67,38 @@ ORDER = (
 Selector = tuple[str, int]  # (operator, number): ("=", 2) for a bare 2
 # Letters of either case, and only ASCII letters (a lowered text keeps its length).
 _LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+# An unbounded side of a selector (far beyond any total the limits allow).
+UNBOUNDED = 10**9
+Interval = tuple[int, int]  # the values a selector meets, lo..hi
+
+
+def interval(op: str, n: int) -> Interval:
+    """A selector as the interval of values it meets.
+
+    >>> interval("=", 2), interval("<", 3), interval(">=", 5)
+    ((2, 2), (-1000000000, 2), (5, 1000000000))
+    """
+    return {
+        "=": (n, n),
+        "<": (-UNBOUNDED, n - 1),
+        "<=": (-UNBOUNDED, n),
+        ">": (n + 1, UNBOUNDED),
+        ">=": (n, UNBOUNDED),
+    }[op]
+
+
+def show_interval(iv: Interval) -> str:
+    """The selector text of an interval (``=2``, ``<=2``, ``>=5``)."""
+    lo, hi = iv
+    if lo == hi:
+        return f"={lo}"
+    if lo <= -UNBOUNDED:
+        return f"<={hi}"
+    if hi >= UNBOUNDED:
+        return f">={lo}"
+    return f">={lo}<={hi}"
 
 
 class NotationError(ValueError):
@@ -320,4 +370,18 @@ def _suffixes(r: _Reader, out: dict, *, allowed: tuple[str, ...], what: str) -> 
         last, last_text = rank, r.text[r.where[at] : r.where[r.i - 1] + 1]
 
 
-__all__ = ["MAX_TEXT", "NotationError", "RawDice", "RawExpr", "RawGroup", "Selector", "parse_text"]
+__all__ = [
+    "MAX_QUOTED",
+    "MAX_TEXT",
+    "quote",
+    "UNBOUNDED",
+    "Interval",
+    "NotationError",
+    "interval",
+    "show_interval",
+    "RawDice",
+    "RawExpr",
+    "RawGroup",
+    "Selector",
+    "parse_text",
+]

@@ -19,6 +19,7 @@ import math
 
 from critlab.analysis.dice import exact as de
 from critlab.analysis.dice.exact import KEEP_ALL, MAX_POOL_WORK
+from critlab.analysis.dice.grammar import MAX_QUOTED, NotationError, quote
 from critlab.analysis.dice.order import members_work
 
 # Per whole expression, not per term (a sum of many large terms is bounded too):
@@ -27,24 +28,6 @@ MAX_TOTAL_DICE = 1000
 MAX_SPAN = 10**6
 # values spanned after each term of a sum, added up (terms times support)
 MAX_SUM_WORK = 10**7
-# Longer texts are quoted by their start (an error message stays one readable line).
-MAX_QUOTED = 200
-
-
-def quote(text: str) -> str:
-    """``text`` in quotes for a one-line message: control and other unprintable characters
-    escaped as ``repr`` escapes them, a long text cut to its start.
-
-    >>> print(quote("2d6\\n+1"))
-    '2d6\\n+1'
-    """
-    if len(text) > MAX_QUOTED:
-        return f"'{_escape(text[: MAX_QUOTED - 20])}...' ({len(text):,} characters)"
-    return f"'{_escape(text)}'"
-
-
-def _escape(text: str) -> str:
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 def _legacy_cost(t, eps: float) -> tuple[int, int]:
@@ -147,8 +130,6 @@ def limits(terms, *, eps: float | None = None) -> tuple[int, int, int, int]:
 def check_limits(text: str, terms, *, partial: bool = False) -> None:
     """Refuse (``NotationError``, one line) an expression beyond the per-expression limits;
     ``partial``: ``terms`` are only the first terms of ``text``."""
-    from critlab.analysis.dice.grammar import NotationError
-
     dice, span, steps, summed = limits(terms)
     if dice > MAX_TOTAL_DICE:
         raise NotationError(
