@@ -44,6 +44,7 @@ _API = {
     "sensitivity": ("critlab.analysis.design.sensitivity", "sensitivity"),
     "simulate": ("critlab.analysis.api", "simulate"),
     "simulate_fight": ("critlab.analysis.fight.sim", "simulate_fight"),
+    "style": ("critlab.analysis.style", ""),  # the module itself: colours and labels for plots
     "sweep": ("critlab.analysis.design.sweep", "sweep"),
     "tune": ("critlab.analysis.design.tune", "tune"),
     "validate": ("critlab.analysis.validate", "validate"),
@@ -56,7 +57,8 @@ def __getattr__(name: str) -> Any:
     where = _API.get(name)
     if where is None:
         raise AttributeError(f"module 'critlab' has no attribute {name!r}")
-    value = getattr(importlib.import_module(where[0]), where[1])
+    module = importlib.import_module(where[0])
+    value = getattr(module, where[1]) if where[1] else module
     globals()[name] = value  # found once; later look-ups are plain attribute reads
     return value
 

@@ -13,6 +13,7 @@ import json
 from contextlib import nullcontext
 from typing import Any
 
+from critlab.analysis.digits import plain
 from critlab.analysis.numtext import is_int_text, is_number_text
 from critlab.analysis.spec import SpecError, check_int, coerce, field_types
 
@@ -74,7 +75,7 @@ def _spec_from_args(system, args: argparse.Namespace):
 
 
 def _print_json(obj: Any) -> None:
-    print(json.dumps(obj, indent=2, allow_nan=False))
+    print(json.dumps(plain(obj), indent=2, allow_nan=False))  # 15 significant digits a number
 
 
 def _format_table(title: str, rows: list[tuple[str, str]]) -> str:

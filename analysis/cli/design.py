@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from critlab.analysis.cli.args import _add_system_params, _flag
+from critlab.analysis.digits import plain
 from critlab.analysis.numtext import is_int_text, is_number_text
 from critlab.analysis.results import json_number as _num
 from critlab.analysis.design.quantity import fight_params_of, snake, split_fight
@@ -224,7 +225,7 @@ def _tune(args: argparse.Namespace) -> int:
             for row in df.to_dict(orient="records")
         ]
         out["skipped"] = a["skipped"]
-        print(json.dumps(out, indent=2, allow_nan=False))
+        print(json.dumps(plain(out), indent=2, allow_nan=False))
         return 0
     fixed = ", ".join(f"{k}={v}" for k, v in {**a["params"], **a["fight"]}.items() if v is not None)
     print(f"{system.name}: {fixed}")
@@ -258,7 +259,7 @@ def _sensitivity(args: argparse.Namespace) -> int:
             }
             for r in df.to_dict(orient="records")
         ]
-        print(json.dumps(out, indent=2, allow_nan=False))
+        print(json.dumps(plain(out), indent=2, allow_nan=False))
         return 0
     fixed = ", ".join(f"{k}={v}" for k, v in {**spec.params(), **fight}.items() if v is not None)
     print(f"{system.name}: {fixed}")

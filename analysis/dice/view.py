@@ -10,7 +10,7 @@ values, one column group each, in blocks that fit :data:`WIDTH` columns.
 
 >>> from critlab.analysis.dice.notation import parse
 >>> print("\\n".join(table_lines([parse("2d4")])))
-2d4: mean 5, sd 1.58
+2d4: 2 d4 (mean 5, sd 1.58)
 value   P(= v) P(>= v) P(<= v)
     2    6.25% 100.00%   6.25%
     3   12.50%  93.75%  18.75%
@@ -27,6 +27,7 @@ value   P(= v) P(>= v) P(<= v)
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from critlab.analysis.dice.notation import DiceExpr, parse
+from critlab.analysis.dice.reading import reading
 from critlab.analysis.digits import number
 from critlab.analysis.display import percent
 from critlab.analysis.dist import Dist
@@ -45,10 +47,13 @@ _COLUMNS = ("P(= v)", "P(>= v)", "P(<= v)")
 _CELL = 7  # "100.00%"
 
 
-def reading(expr: DiceExpr) -> str:
-    """The first line about an expression: its notation, mean and standard deviation."""
+def heading(expr: DiceExpr) -> list[str]:
+    """The lines about an expression above the table: its reading in plain words
+    (:func:`critlab.analysis.dice.reading.reading`), its mean and standard deviation,
+    wrapped to :data:`WIDTH` columns."""
     d = expr.dist()
-    return f"{expr.text}: mean {d.mean:.4g}, sd {d.sd:.3g}"
+    text = f"{reading(expr)} (mean {d.mean:.4g}, sd {d.sd:.3g})"
+    return textwrap.wrap(text, WIDTH, subsequent_indent="    ", break_on_hyphens=False)
 
 
 @dataclass(frozen=True)
@@ -113,7 +118,7 @@ def table_lines(exprs: Sequence[DiceExpr]) -> list[str]:
     """The lines ``critlab dice EXPR [EXPR ...]`` prints: one reading line an expression,
     then the table (in blocks of column groups that fit :data:`WIDTH` columns)."""
     labels, cells = _rows(exprs)
-    lines = [reading(e) for e in exprs]
+    lines = [line for e in exprs for line in heading(e)]
     label_w = max([len("value"), *map(len, labels)])
     group_w = 3 * _CELL + 2 + 2  # three cells, a space between, and two before the group
     per_block = max(1, (WIDTH - label_w) // group_w)
@@ -198,4 +203,4 @@ def plot_compare(*expressions: str, ax: Any = None, kind: str = "eq") -> Any:
     return ax
 
 
-__all__ = ["SHOWN", "WIDTH", "compare", "percent", "plot_compare", "reading", "table_lines", "to_json"]
+__all__ = ["SHOWN", "WIDTH", "compare", "heading", "percent", "plot_compare", "table_lines", "to_json"]
