@@ -175,3 +175,83 @@ def uses_default_cycle(ax: Any) -> bool:
     drawn = [line.get_color() for line in ax.get_lines()]
     drawn += [patch.get_facecolor() for patch in ax.patches]
     return any(mcolors.to_hex(c) in default for c in drawn)
+
+
+# -- lines that read on white -------------------------------------------------------------
+# WCAG's contrast for graphical objects: a line or point needs 3:1 against its background.
+MIN_LINE_CONTRAST = 3.0
+BACKGROUND = "#ffffff"
+# Choices whose words say they help or hinder (a d20 roll mode): drawn in the good (cool)
+# or bad (warm) line colour wherever they appear, never the other's.
+_CHOICE_POLARITY = {"advantage": 1, "disadvantage": -1}
+_POLAR_LINE = {1: "#2166AC", -1: "#B2182B"}
+
+
+def contrast(colour: Any, background: Any = BACKGROUND) -> float:
+    """The WCAG 2 contrast ratio of two colours (1 to 21).
+
+    >>> round(contrast("#bddf26"), 2), round(contrast("#000000"), 1)
+    (1.53, 21.0)
+    """
+    from matplotlib import colors as mcolors
+
+    def luminance(c: Any) -> float:
+        channels = [u / 12.92 if u <= 0.03928 else ((u + 0.055) / 1.055) ** 2.4 for u in mcolors.to_rgb(c)]
+        return 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2]
+
+    a, b = sorted((luminance(colour), luminance(background)), reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
+def for_lines(colour: Any, minimum: float = MIN_LINE_CONTRAST) -> str:
+    """``colour`` darkened (mixed with black, hue kept) just enough for ``minimum``
+    contrast on white; a colour that has it already is returned as it is.
+
+    >>> for_lines("#0072B2"), contrast(for_lines("#F0E442")) >= 3
+    ('#0072b2', True)
+    """
+    from matplotlib import colors as mcolors
+
+    rgb = mcolors.to_rgb(colour)
+    for step in range(101):
+        shade = tuple(u * (1 - step / 100) for u in rgb)
+        if contrast(shade) >= minimum:
+            return mcolors.to_hex(shade)
+    return "#000000"
+
+
+# Okabe & Ito without its yellow, each colour darkened to 3:1 on white where it falls short.
+LINE_QUALITATIVE = tuple(for_lines(c) for c in QUALITATIVE if c != "#F0E442")
+
+
+def line_ordered_colors(values: Sequence[Any], cmap: str = ORDERED_CMAP) -> dict[Any, str]:
+    """Colours for an ordered series of lines (THAC0 20, 15, 10): the dark part of the
+    ordered map, every one at 3:1 on white (viridis's pale end draws no line)."""
+    import matplotlib
+    from matplotlib import colors as mcolors
+
+    colormap = matplotlib.colormaps[cmap]
+    n = max(1, len(values) - 1)
+    return {v: for_lines(mcolors.to_hex(colormap(0.58 * i / n))) for i, v in enumerate(values)}
+
+
+def line_variant_colors(values: Sequence[Any], order: Sequence[Any] | None = None) -> dict[Any, str]:
+    """Line colours for choices or variants: the same colour for the same value in every
+    figure (by its place in ``order``, the declared choices or the variant set, when
+    given), and a helping choice cool, a hindering one warm (advantage, disadvantage)."""
+    order = list(order) if order is not None else list(values)
+    plain = [c for c in LINE_QUALITATIVE if c not in ("#0072b2",)]  # blue is the helping choice's
+    polar = any(v in _CHOICE_POLARITY for v in order)
+    palette = plain if polar else list(LINE_QUALITATIVE)
+    out: dict[Any, str] = {}
+    others = [v for v in order if v not in _CHOICE_POLARITY] + [v for v in values if v not in order]
+    for v in values:
+        if v in _CHOICE_POLARITY:
+            out[v] = _POLAR_LINE[_CHOICE_POLARITY[v]]
+        else:
+            # warm vermillion would read as "hinders" beside a polar pair: black goes first
+            pool = (
+                ["#000000", *[c for c in palette if c != "#000000" and c != "#d55e00"]] if polar else palette
+            )
+            out[v] = pool[others.index(v) % len(pool)]
+    return out

@@ -8,6 +8,7 @@ validate. The report goes to ``reports/<name>/``:
 - ``index.html``: one self-contained page (figures embedded), readable on a phone and in print;
 - ``README.md``: the same, figures as relative PNGs;
 - ``figures/*.png``, ``tables/*.csv``;
+- ``summary.md``: the verdict, balance checks and changes in Markdown, for a CI job's summary;
 - ``summary.json``: every headline number (``metrics``: exact ones, and simulated ones
   with their standard errors), every validation, and the run's metadata.
 
@@ -33,15 +34,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from critlab.analysis.digits import CSV_FLOAT, plain
 from critlab.analysis.numtext import is_int_text, one_line
+from critlab.analysis.report import stepsummary
 from critlab.analysis.report.build import Progress, SectionOutput, plain_progress, run_system
 from critlab.analysis.report.checks import checks_verdict, run_checks
 from critlab.analysis.report.compare import SUMMARY_FORMAT, Comparison, compare, load_baseline
 from critlab.analysis.report.config import ConfigError, ReportConfig, load_config
 from critlab.analysis.report.meta import run_metadata
 from critlab.analysis.report.output import ReportFolder, write_file
-from critlab.analysis.report.page import assemble, status, verdict
+from critlab.analysis.report.page import assemble, change_words, status, verdict
 from critlab.analysis.report.warm import warm_kernels
 from critlab.analysis.run import MAX_SEED, MAX_TRIALS
 from critlab.kernels.runner import resolve_seed
@@ -135,7 +136,7 @@ def _build(
     if base is not None:
         comparison = compare(metrics, base["metrics"], name=str(baseline))
     wall = time.perf_counter() - start
-    doc = assemble(cfg, run_seed, outputs, comparison, meta, wall, checks=checks)
+    doc = assemble(cfg, run_seed, outputs, comparison, meta, wall, checks=checks, baseline=base)
 
     from critlab.analysis.report import html, markdown
 
@@ -143,9 +144,7 @@ def _build(
     tables = {rel: frame for outs in outputs.values() for o in outs for rel, frame in o.tables.items()}
     if comparison is not None:
         tables["tables/changes.csv"] = comparison.changes
-    # numbers as people write them: at most 15 significant digits (critlab.analysis.digits)
-    csv = {rel: frame.to_csv(index=False, float_format=CSV_FLOAT) for rel, frame in tables.items()}
-    files.update({rel: text.encode("utf-8") for rel, text in csv.items()})
+    files.update({rel: frame.to_csv(index=False).encode("utf-8") for rel, frame in tables.items()})
     files["index.html"] = html.render(doc).encode("utf-8")
     files["README.md"] = markdown.render(doc).encode("utf-8")
     summary = {
@@ -170,13 +169,23 @@ def _build(
         "validations": validations,
         "checks": checks,
         "sections": [o.info for outs in outputs.values() for o in outs],
-        "comparison": None if comparison is None else comparison.to_json(),
+        "comparison": None if comparison is None else _comparison_json(cfg, comparison, base, run_seed),
         "metrics": metrics,
     }
     summary = _json_safe(summary)
-    files["summary.json"] = (json.dumps(plain(summary), indent=1, allow_nan=False) + "\n").encode("utf-8")
+    files["summary.json"] = (json.dumps(summary, indent=1, allow_nan=False) + "\n").encode("utf-8")
+    files["summary.md"] = stepsummary.render(summary).encode("utf-8")  # for a CI job's summary
     _write(folder, files)
     return summary, passed, line
+
+
+def _comparison_json(
+    cfg: ReportConfig, comparison: Comparison, base: dict[str, Any] | None, seed: int
+) -> dict[str, Any]:
+    """The comparison as summary.json keeps it, with its headline, warning and sentences."""
+    warning, groups = change_words(cfg, comparison, base, seed)
+    words = {"headline": comparison.headline(), "warning": warning, "sentences": groups}
+    return {**comparison.to_json(), **words}
 
 
 def _write(folder: ReportFolder, files: dict[str, bytes]) -> None:

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
@@ -101,17 +102,29 @@ def outcome_palette(section: SweepSection, labels: Sequence[str]) -> dict[str, A
     return style.outcome_colors(list(labels), system.polarity_of(labels))
 
 
-def series_palette(axis: Axis) -> dict[Any, Any]:
-    """Colours for a series axis: ordered for numbers, Okabe-Ito for choices and variants."""
-    return (
-        style.ordered_colors(list(axis.values)) if numeric(axis) else style.variant_colors(list(axis.values))
-    )
+def series_palette(axis: Axis, section: SweepSection | None = None) -> dict[Any, Any]:
+    """Line colours for a series axis, each at 3:1 on white: the dark part of the ordered
+    map for numbers; for choices and variants one colour per value across the report (by
+    its place among the declared choices), a helping choice cool and a hindering one warm."""
+    if numeric(axis):
+        return style.line_ordered_colors(list(axis.values))
+    order = None
+    if section is not None and not axis.variant:
+        from critlab.analysis.params import declared
+
+        decl = declared(_spec_cls(section)).get(axis.name)
+        order = getattr(getattr(decl, "kind", None), "choices", None)
+    return style.line_variant_colors(list(axis.values), order)
 
 
 def quantity_palette(section: SweepSection, quantities: Sequence[str]) -> dict[str, Any]:
+    """Line colours for quantities (their outcome colours where they are outcomes), each
+    darkened to 3:1 on white where it falls short."""
     if all(q in section.outcomes for q in quantities):
-        return outcome_palette(section, quantities)
-    return style.variant_colors(list(quantities))
+        colours = outcome_palette(section, quantities)
+    else:
+        colours = dict(zip(quantities, style.LINE_QUALITATIVE * 3, strict=False))
+    return {q: style.for_lines(c) for q, c in colours.items()}
 
 
 def unit_groups(section: SweepSection, quantities: Sequence[str]) -> list[list[str]]:
@@ -180,7 +193,7 @@ def line_figure(section: SweepSection, wide: pd.DataFrame) -> Figure:
     svalues = list(series.values) if series else [None]
     many = len(section.plotted) > 1
     qcolours = quantity_palette(section, section.plotted)
-    scolours = series_palette(series) if series else {}
+    scolours = series_palette(series, section) if series else {}
     width = {1: 7.5, 2: 10.0}.get(ncols, 11.5)
     fig = _figure(figsize=(width, 2.9 * math.ceil(len(panels) / ncols) + 0.45), layout="constrained")
     axs = _grid(fig, len(panels), ncols=ncols, sharey=len(groups) == 1)
@@ -289,10 +302,17 @@ def heatmap_figure(section: SweepSection, wide: pd.DataFrame) -> Figure:
     # a cell's size in points: the panel less its labels and colour bar, over the cells
     cell_w = (size - 1.9) * 72 / len(x.values)
     cell_h = (size - 2.3) * 72 / len(y.values)
-    for (q, f), ax in zip(panels, _grid(fig, len(panels), ncols=ncols), strict=True):
-        d = _select(wide, facet, f)
-        m = matrix(d, x, y, q)
-        im = ax.imshow(m, origin="lower", aspect="auto", cmap=style.ORDERED_CMAP, interpolation="nearest")
+    grids = {(q, f): matrix(_select(wide, facet, f), x, y, q) for q, f in panels}
+    # one colour scale for the whole figure: equal colours are equal numbers in every panel
+    finite = np.concatenate([m[np.isfinite(m)] for m in grids.values()] or [np.zeros(1)])
+    lo, hi = float(finite.min()), float(finite.max())
+    norm = Normalize(vmin=lo, vmax=hi if hi > lo else lo + 1.0)
+    axs = _grid(fig, len(panels), ncols=ncols)
+    for (q, f), ax in zip(panels, axs, strict=True):
+        m = grids[(q, f)]
+        im = ax.imshow(
+            m, origin="lower", aspect="auto", cmap=style.ORDERED_CMAP, norm=norm, interpolation="nearest"
+        )
         ax.set_xticks(
             range(len(x.values)),
             [fmt_value(v) for v in x.values],
@@ -302,12 +322,20 @@ def heatmap_figure(section: SweepSection, wide: pd.DataFrame) -> Figure:
         ax.set_yticks(range(len(y.values)), [fmt_value(v) for v in y.values], fontsize="small")
         ax.set_xlabel(axis_text(section, x))
         ax.set_ylabel(section.y_label or style.axis_label(y.name, _spec_cls(section)))
-        fig.colorbar(im, ax=ax, shrink=0.85, label=quantity_label(section, q))
         title = quantity_label(section, q) if facet is None else _facet_title(section, [(facet, f)])
         ax.set_title(title, fontsize="medium")
         text = _cell_text(m, probability=is_prob(section, q))
         if cell_w >= ANNOTATE_PT * 0.62 * text and cell_h >= ANNOTATE_PT * 1.4:
-            _annotate(ax, m, probability=is_prob(section, q))
+            _annotate(ax, m, probability=is_prob(section, q), norm=norm)
+    quantities = list(dict.fromkeys(q for q, _ in panels))
+    label = (
+        quantity_label(section, quantities[0])
+        if len(quantities) == 1
+        else "probability"
+        if all(is_prob(section, q) for q in quantities)
+        else " / ".join(quantity_label(section, q) for q in quantities)
+    )
+    fig.colorbar(im, ax=axs, shrink=0.85, label=label)  # the one scale, beside every panel
     fig.suptitle(f"{section.title} (exact)", fontsize="medium")
     return fig
 
@@ -324,9 +352,9 @@ def _cell_text(m: np.ndarray, *, probability: bool) -> int:
     return max((len(form.format(v)) for v in m[np.isfinite(m)]), default=0)
 
 
-def _annotate(ax, m: np.ndarray, *, probability: bool) -> None:
+def _annotate(ax, m: np.ndarray, *, probability: bool, norm: Normalize | None = None) -> None:
     finite = m[np.isfinite(m)]
-    lo, hi = float(finite.min()), float(finite.max())
+    lo, hi = (float(finite.min()), float(finite.max())) if norm is None else (norm.vmin, norm.vmax)
     form = _cell_format(m, probability)
     for (i, j), v in np.ndenumerate(m):
         if not np.isfinite(v):

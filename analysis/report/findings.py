@@ -128,7 +128,7 @@ def _where(section: SweepSection, fixed: Mapping[str, Any], skip: tuple[str, ...
 # -- picking rows ----------------------------------------------------------------------------
 def base_value(section: SweepSection, axis: Axis) -> Any:
     """The axis value a sentence reads when it does not vary it: the parameter's
-    default when the axis holds it (crit range 1, armour 0, mode lethal), else the
+    default when the axis holds it (crit range 1, armor 0, mode lethal), else the
     axis's first value; a variant set's first variant."""
     if axis.variant:
         return axis.values[0]

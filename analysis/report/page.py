@@ -14,9 +14,10 @@ import datetime as dt
 from typing import Any
 
 from critlab.analysis.report.build import SectionOutput, anchor
+from critlab.analysis.report.changes import baseline_warning, change_sentences
 from critlab.analysis.report.checks import checks_blocks
 from critlab.analysis.report.compare import Comparison
-from critlab.analysis.report.config import ReportConfig
+from critlab.analysis.report.config import ReportConfig, SweepSection
 from critlab.analysis.report.doc import (
     Contents,
     Details,
@@ -30,7 +31,9 @@ from critlab.analysis.report.doc import (
     fmt_z,
 )
 from critlab.analysis.report.findings import headlines
+from critlab.analysis.report.tables import is_probability
 from critlab.analysis.report.validation import p_is, summary_sentence, z_text
+from critlab.analysis.report.words import words
 
 # More changed numbers than this are listed in tables/changes.csv only: a page of
 # thousands of rows helps nobody, and the CSV holds them all.
@@ -87,13 +90,63 @@ def _validation_table(validations: list[dict[str, Any]]) -> Table:
     )
 
 
-def _changes(comparison: Comparison) -> list:
-    blocks: list = [Heading(2, "What changed", "what-changed"), Paragraph(comparison.headline())]
+def change_words(
+    cfg: ReportConfig, comparison: Comparison, baseline: dict[str, Any] | None, seed: int
+) -> tuple[str, list[tuple[str, list[str]]]]:
+    """The comparison in words: a loud warning when the baseline is another
+    configuration's ("" when not), and the moves as sentences grouped by section."""
+    warning = (
+        ""
+        if baseline is None
+        else baseline_warning({"name": cfg.name, "run": {"trials": cfg.trials, "seed": seed}}, baseline)
+    )
+    specs: dict[str, Any] = {}
+    titles: dict[str, str] = {}
+    outcomes: dict[str, set[str]] = {}  # the probabilities of each section
+    variants: set[str] = set()
+    for block in cfg.systems:
+        for section in block.sections:
+            key = f"{block.name}/{section.id}"
+            titles[key] = section.title
+            if isinstance(section, SweepSection):
+                spec = next(iter(section.base_specs.values()))
+                outcomes[key] = {*section.outcomes, *([section.label] if section.sum else [])}
+                variants |= {a.name for a in section.axes if a.variant}
+            else:
+                spec = section.spec
+                outcomes[key] = set(spec_labels(block.name, spec))
+            specs.setdefault(block.name, type(spec))
+
+    def say(system: str, name: str) -> str:
+        return words(name, specs.get(system), unit=False)
+
+    def probability(key: str, q: str) -> bool:
+        return q in outcomes.get(key, ()) or is_probability(q)
+
+    rows = comparison.changes.to_dict(orient="records")
+    return warning, change_sentences(rows, titles, say, probability, frozenset(variants))
+
+
+def spec_labels(system: str, spec: Any) -> tuple[str, ...]:
+    """The outcome labels of a validated spec (its exact result's)."""
+    from critlab.analysis.systems import get_system
+
+    return tuple(get_system(system).exact(spec).labels)
+
+
+def _changes(comparison: Comparison, warning: str, groups: list[tuple[str, list[str]]]) -> list:
+    blocks: list = [Heading(2, "What changed", "what-changed")]
+    if warning:
+        blocks.append(Paragraph(warning, "warn"))
+    blocks.append(Paragraph(comparison.headline()))
     if comparison.no_change:
         return blocks
+    for heading, sentences in groups:  # one paragraph per section, its moves in words
+        blocks.append(Paragraph(f"{heading}: " + "; ".join(sentences) + "."))
     shown = comparison.changes[
         comparison.changes["beyond_noise"] | (comparison.changes["kind"] == "exact")
     ].head(MAX_CHANGE_ROWS)
+    raw: list = []
     if not shown.empty:
         rows = [
             [
@@ -106,9 +159,9 @@ def _changes(comparison: Comparison) -> list:
             ]
             for r in shown.itertuples()
         ]
-        blocks.append(
+        raw.append(
             Table(
-                ["metric", "kind", "baseline", "now", "change", "z"],
+                ["metric key", "kind", "baseline", "now", "change", "z"],
                 rows,
                 caption="Numbers that moved: exact ones by more than 1e-12, simulated ones beyond noise "
                 "(|z| > 4, z from both standard errors). All moves are in tables/changes.csv.",
@@ -117,7 +170,7 @@ def _changes(comparison: Comparison) -> list:
         )
     quiet = int((~comparison.changes["beyond_noise"]).sum())
     if quiet:
-        blocks.append(
+        raw.append(
             Paragraph(
                 f"{quiet} simulated numbers differ within noise (|z| ≤ 4); see tables/changes.csv.", "note"
             )
@@ -125,7 +178,9 @@ def _changes(comparison: Comparison) -> list:
     for what, keys in (("New", comparison.added), ("No longer reported", comparison.removed)):
         if keys:
             more = f" and {len(keys) - 10} more" if len(keys) > 10 else ""
-            blocks.append(Paragraph(f"{what} ({len(keys)}): " + ", ".join(keys[:10]) + more + ".", "note"))
+            raw.append(Paragraph(f"{what} ({len(keys)}): " + ", ".join(keys[:10]) + more + ".", "note"))
+    if raw:  # the summary's keys, for whoever wants the rows behind the sentences
+        blocks.append(Details(f"The {len(shown)} moved numbers by key (raw rows)", raw))
     return blocks
 
 
@@ -142,8 +197,10 @@ def assemble(
     meta: dict[str, Any],
     wall_time: float,
     checks: list[dict[str, Any]] | None = None,
+    baseline: dict[str, Any] | None = None,
 ) -> Document:
-    """The document: the blocks both writers render."""
+    """The document: the blocks both writers render (``baseline``: the summary the
+    comparison was made against, to say whether it is this configuration's)."""
     validations = [o.info for outs in outputs.values() for o in outs if "passed" in o.info]
     line, all_ok = status(validations, checks or [])
     ok = verdict(validations)[1]
@@ -153,8 +210,11 @@ def assemble(
     found = headlines([o.info for outs in outputs.values() for o in outs])
     if found:  # the conclusions, computed from the sections' numbers, each linked to its section
         doc.add(Heading(2, "What this report says", "findings"), Findings(found))
+    warning, groups = ("", []) if comparison is None else change_words(cfg, comparison, baseline, seed)
     if comparison is not None:
-        doc.add(Paragraph(comparison.headline(), "ok" if comparison.no_change else "note"))
+        doc.add(Paragraph(comparison.headline(), "note"))
+        if warning:
+            doc.add(Paragraph(warning, "warn"))
     commit = meta.get("git_commit")
     commit_text = (
         f", commit {commit[:12]}{' with local changes' if meta.get('git_dirty') else ''}" if commit else ""
@@ -177,7 +237,7 @@ def assemble(
         Details(f"Statistics of the {len(validations)} checks", [_validation_table(validations)]),
     )
     if comparison is not None:
-        doc.add(*_changes(comparison))
+        doc.add(*_changes(comparison, warning, groups))
     titles = {b.name: b for b in cfg.systems}
     for name, outs in outputs.items():
         block = titles[name]

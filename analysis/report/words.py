@@ -9,8 +9,8 @@ alternatives (``minor_critical+major_critical`` → "minor critical or major cri
 a distribution's pooled bin as its name and values (``weapon_life=3..5`` → "weapon life
 3..5").
 
->>> words("expected_damage"), words("a_wins"), words("minor_critical+major_critical")
-('expected damage', 'A wins', 'minor critical or major critical')
+>>> words("expected_damage"), words("a_wins"), words("minor_critical+major_critical"), words("p_down")
+('expected damage', 'A wins', 'minor critical or major critical', 'P(down)')
 >>> words("margin=12..13+tail"), phrase("P(hit or critical_hit) at cap_before_armor = true")
 ('margin 12..13 and the tail', 'P(hit or critical hit) at cap before armor = true')
 """
@@ -40,6 +40,8 @@ def words(name: str, spec_cls: Any = None, *, unit: bool = True) -> str:
     text = axis_label(name, spec_cls)
     if text == name.replace("_", " ") and name[:2] in ("a_", "b_"):  # a contest's sides, undeclared
         return name[0].upper() + " " + name[2:].replace("_", " ")
+    if text == name.replace("_", " ") and name.startswith("p_"):  # a probability metric: p_down
+        return f"P({name[2:].replace('_', ' ')})"
     if not unit and spec_cls is not None:
         from critlab.analysis.params import declared
 
