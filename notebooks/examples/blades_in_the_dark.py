@@ -1,45 +1,37 @@
 """Blades in the Dark action roll: a pool of d6s, the highest die decides.
 
-Roll ``dice`` d6 (the action rating plus bonus dice, 0..6) and keep the highest: 1-3 is a
+Roll ``dice`` d6 (the action rating plus bonus dice) and keep the highest: 1-3 is a
 ``failure`` (a bad outcome), 4-5 a ``partial`` success (with a consequence), a 6 a full
 ``success``, and two or more 6s a ``critical``. With no dice, roll two and keep the
 lower (no critical then). ``result`` is the kept die.
 
-The pool is six inputs, and the rule reads only the first ``dice`` of them: the dice a
-smaller pool does not roll are never rolled in the simulation and never enumerated by the
-exact engine (a pool of 2 is 36 combinations, not 6^6).
+The pool is one input, ``pool("{dice}d6")``: the rule reads it once, as its dice sorted
+highest first, so the kept die is ``pool[0]``. The exact engine enumerates its distinct
+sorted outcomes (a pool of 6 is 462 of them, not 6^6); the two dice of a zero-dice roll
+are an input read only when there are no dice.
 
     critlab exact notebooks/examples/blades_in_the_dark.py:action_roll --dice 2
 """
 
 from __future__ import annotations
 
-from critlab.analysis.mechanic import Int, mechanic, param
+import numpy as np
+
+from critlab.analysis.mechanic import Int, mechanic, param, pool
 
 
 @mechanic(
     labels=("failure", "partial", "success", "critical"),
     values=("result",),
-    params={"dice": param(2, Int(0, 6), "d6s in the pool (action rating plus bonus dice)")},
-    inputs={f"die{i}": "1d6" for i in range(1, 7)},
+    params={"dice": param(2, Int(0, 12), "d6s in the pool (action rating plus bonus dice)")},
+    inputs={"rolled": pool("{dice}d6"), "desperate": pool("2d6")},
 )
-def action_roll(die1, die2, die3, die4, die5, die6, *, dice):
+def action_roll(rolled, desperate, *, dice):
     """Blades in the Dark action roll (highest of a d6 pool; two 6s are a critical)"""
     if dice == 0:
-        kept, sixes = min(die1, die2), 0
+        kept, sixes = desperate[1], 0  # the lower of two dice
     else:
-        # each die is read only when the pool has it: a die not read is not rolled
-        kept, sixes = die1, int(die1 == 6)
-        if dice >= 2:
-            kept, sixes = max(kept, die2), sixes + (die2 == 6)
-        if dice >= 3:
-            kept, sixes = max(kept, die3), sixes + (die3 == 6)
-        if dice >= 4:
-            kept, sixes = max(kept, die4), sixes + (die4 == 6)
-        if dice >= 5:
-            kept, sixes = max(kept, die5), sixes + (die5 == 6)
-        if dice >= 6:
-            kept, sixes = max(kept, die6), sixes + (die6 == 6)
+        kept, sixes = rolled[0], np.count_nonzero(rolled == 6)
     if sixes >= 2:
         return "critical", kept
     if kept == 6:
