@@ -36,6 +36,7 @@ lint: setup
 
 clean-cache:
 	find analysis kernels tests -name '*.nbi' -delete -o -name '*.nbc' -delete
+	rm -rf kernels/__pycache__/mechanics $${CRITLAB_MECHANIC_CACHE:-kernels/__pycache__/mechanics}
 
 clean: clean-cache
 	rm -rf $(VENV) build *.egg-info .pytest_cache
