@@ -36,7 +36,9 @@ lint: setup
 
 clean-cache:
 	find analysis kernels tests -name '*.nbi' -delete -o -name '*.nbc' -delete
-	rm -rf kernels/__pycache__/mechanics $${CRITLAB_MECHANIC_CACHE:-kernels/__pycache__/mechanics}
+	rm -rf kernels/__pycache__/mechanics
+	for d in "$${CRITLAB_MECHANIC_CACHE}" "$${XDG_CACHE_HOME:-$$HOME/.cache}/critlab/mechanics"; do \
+		[ -n "$$d" ] && [ -d "$$d" ] && find "$$d" \( -name '*.nbi' -o -name '*.nbc' \) -delete; true; done
 
 clean: clean-cache
 	rm -rf $(VENV) build *.egg-info .pytest_cache
