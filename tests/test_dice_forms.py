@@ -157,6 +157,12 @@ def test_groups():
     assert float(savage.mean()) == pytest.approx(6.4786477603, abs=1e-9)
     assert dice_dist("{1d8!,1d6!}kh1").mean == pytest.approx(6.4786477603, abs=TOL)
     assert_same("{1d8!, 1d6!}kh1", probs_of(savage))
+    assert_same("{1d6!, 1d8!}kl1", probs_of(icepool.lowest(d6.explode(depth=DEPTH), d8.explode(depth=DEPTH))))
+    assert_same("{d6, d8, d10, d12}kl1", probs_of(icepool.lowest(d6, d8, d10, d12)))
+    assert_same(
+        "{1d8!, 1d8!, 1d6!}kh2",
+        probs_of(icepool.Pool([d8.explode(depth=DEPTH)] * 2 + [d6.explode(depth=DEPTH)]).highest(2).sum()),
+    )
     cortex = icepool.Pool([d6, d6, d8, d12]).highest(2).sum()
     assert_same("{d6, d6, d8, d12}kh2", probs_of(cortex))
     eight = [icepool.d(n) for n in (4, 6, 6, 8, 8, 10, 12, 12)]

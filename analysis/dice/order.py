@@ -61,6 +61,8 @@ def keep_members(members: Sequence[Dist], keep: int, *, highest: bool, weight: W
     # a tail is above every value; reflected (keeping the lowest) it is below, where a
     # member is dropped without its value mattering
     tails = np.array([d.tail for d in members])
+    if keep == 1 and weight is None:
+        return _extreme(probs, tails, lo, highest)
     weights = np.asarray(w_of(grid), dtype=np.int64)
     w_lo, w_hi = int(weights.min()), int(weights.max())
     span = w_hi - w_lo
@@ -103,6 +105,19 @@ def keep_members(members: Sequence[Dist], keep: int, *, highest: bool, weight: W
     mapping = {v: fsum(ps) for v, ps in out.items()}
     tail = max(0.0, 1.0 - fsum(mapping.values())) if tails.any() else 0.0
     return Dist.from_mapping(mapping, tail=tail)
+
+
+def _extreme(probs: np.ndarray, tails: np.ndarray, lo: int, highest: bool) -> Dist:
+    """The highest member (of members reflected, the lowest) by a product of CDFs:
+    ``P(max <= v) = prod_i P(X_i <= v)``, a member in its tail counted above every value
+    (reflected, below every value, where it is never the one kept unless all are)."""
+    below = 0.0 if highest else tails[:, None]
+    cdf = np.prod(np.cumsum(probs, axis=1) + below, axis=0)
+    start = 0.0 if highest else float(np.prod(tails))
+    pmf = np.clip(np.diff(np.concatenate([[start], cdf])), 0.0, None)
+    tail = max(0.0, 1.0 - fsum(pmf.tolist())) if tails.any() else 0.0
+    d = Dist(lo, pmf, tail)
+    return d if highest else -d
 
 
 def weight_dist(d: Dist, weight: Weight) -> Dist:
