@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import pickle
 import sys
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -204,8 +205,8 @@ def assemble(
     >>> r.outcomes
     {'heads': 0.5, 'tails': 0.5}
     """
-    if kernel is not None and options.client is None:
-        say_compiling(desc, kernel, options.progress)
+    if kernel is not None and options.client is None and say_compiling(desc, kernel, options.progress):
+        block = _SaysCompiled(block, desc, time.perf_counter())
     tally = tally_of(layout, block, options, desc=desc)
     if exact is not None:
         kept = {k: h for k, h in tally.hists.items() if exact.distributions.get(k) is not None}
@@ -228,14 +229,35 @@ def needs_compiling(kernel: Any) -> bool:
         return False
 
 
-def say_compiling(name: str, kernel: Any, progress: bool | None) -> None:
+def say_compiling(name: str, kernel: Any, progress: bool | None) -> bool:
     """Tell a person at a terminal (or anyone who asked for progress) why the first run
-    on a machine is silent for a while."""
+    on a machine is silent for a while; whether it said so (the kernel compiles)."""
     if progress is False or (progress is None and not sys.stderr.isatty()):
-        return
-    if needs_compiling(kernel):
-        message = f"critlab: compiling the {name} simulator (once on this machine; it is cached)"
-        print(message, file=sys.stderr)
+        return False
+    if not needs_compiling(kernel):
+        return False
+    message = f"critlab: compiling the {name} simulator (1 of 1; once on this machine, then cached)"
+    print(message, file=sys.stderr, flush=True)
+    return True
+
+
+class _SaysCompiled:
+    """A block that, once its first call returns (the kernel compiled, in the main
+    thread), says so with the seconds it took; then it is the block itself."""
+
+    def __init__(self, block: Block, name: str, start: float) -> None:
+        self.block, self.name, self.start, self.said = block, name, start, False
+
+    def __call__(self, state: np.ndarray, n: int, out: np.ndarray) -> None:
+        self.block(state, n, out)
+        if not self.said:
+            self.said = True
+            seconds = time.perf_counter() - self.start
+            print(
+                f"critlab: compiled the {self.name} simulator (1 of 1, {seconds:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 __all__ = [

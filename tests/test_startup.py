@@ -6,6 +6,7 @@ fresh interpreter, never on a time."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -83,3 +84,40 @@ def test_the_front_door_gives_the_engines_own_functions():
     assert set(critlab.__all__) >= {"dice", "exact", "simulate", "validate", "sweep", "get_system", "compare"}
     with pytest.raises(AttributeError, match="no attribute 'dicee'"):
         critlab.dicee  # noqa: B018
+
+
+def test_a_compiling_simulation_says_so_and_when_it_is_done(capsys):
+    from types import SimpleNamespace
+
+    from critlab.analysis.run import RunOptions, assemble
+    from critlab.analysis.tally import Layout
+
+    # a kernel as needs_compiling sees one that nothing compiled and no cache holds
+    index = SimpleNamespace(_load_index=dict)
+    fresh = SimpleNamespace(signatures=[], _cache=SimpleNamespace(_cache_file=index))
+
+    def coin(state, n, out):
+        out[0] += n // 2
+        out[1] += n - n // 2
+
+    layout = Layout(("heads", "tails"), {})
+    options = RunOptions(trials=1_000_000, seed=1, progress=True)  # four blocks
+    assemble(layout, coin, options, desc="coin", metrics=lambda t: {}, system="coin", params={}, kernel=fresh)
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("critlab:")]
+    assert err[0].startswith("critlab: compiling the coin simulator (1 of 1")
+    assert re.fullmatch(r"critlab: compiled the coin simulator \(1 of 1, [0-9]+ s\)", err[1])
+    assert len(err) == 2  # once, not once a block
+
+
+def test_a_reports_warm_up_says_each_kernel_done_of_total(monkeypatch):
+    from critlab.analysis.report import warm
+    from critlab.analysis.report.config import load_config
+
+    cfg = load_config(None)  # the built-in configuration: five systems validated
+    monkeypatch.setattr(warm, "cached", lambda system: False)
+    monkeypatch.setattr(warm, "_warm", lambda system, specs: system)
+    said: list[str] = []
+    assert warm.warm_kernels(cfg, said.append, jobs=1) == 5
+    done = [s for s in said if s.startswith("compiled the ")]
+    assert [re.search(r"\(([0-9]) of 5, [0-9]+ s\)", s).group(1) for s in done] == ["1", "2", "3", "4", "5"]
+    assert said[0].startswith("compiling the simulators of 5 systems")
