@@ -156,8 +156,9 @@ def places(counts: tuple[int | None, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Where each input's values live in the rule's ``mem`` and how many there are, for
     inputs of ``counts`` (a pool's number of dice, None for a value): ``(offs, widths)``.
 
-    >>> places((None, 3, None, 2))
-    (array([ 33, 161,  35, 164]), array([1, 3, 1, 2]))
+    >>> offs, widths = places((None, 3, None, 2))
+    >>> (offs - km.POOLS).tolist(), widths.tolist()  # values in their own slots, pools one after another
+    ([-96, 0, -94, 3], [1, 3, 1, 2])
     """
     offs, widths, at = [], [], km.POOLS
     for i, n in enumerate(counts):
