@@ -43,6 +43,45 @@ def _keyed(probs: Mapping[Any, float], labels: tuple[str, ...] | None) -> dict[s
     return {lab: float(probs.get(i, 0.0)) for i, lab in enumerate(labels)}
 
 
+# A distribution of more values than this is capped in exact --json (a weapon's life at
+# Condition 1000 has 22,291): a reader wants its shape, not 800 KB of 1e-300s.
+JSON_BINS = 1000
+ALL_BINS_HELP = (
+    f"with --json, every value of every distribution (by default one of more than {JSON_BINS} values "
+    f"lists the {JSON_BINS} consecutive values holding the most probability, the others' mass in its tail)"
+)
+CAPPED = (
+    f"--json lists the {JSON_BINS} consecutive ones holding the most probability, the others' mass in its "
+    "tail (--all-bins: all)"
+)
+
+
+def cap_bins(distributions: dict[str, Any], most: int = JSON_BINS) -> dict[str, int]:
+    """Cap each ``{value: p, ..., "tail": p}`` of more than ``most`` values, in place, to
+    the ``most`` consecutive values holding the most probability, the others' mass added
+    to its ``tail`` (so it still sums to 1); ``{name: values it had}`` of those capped.
+
+    >>> d = {"x": {**{str(v): 0.001 for v in range(1000)}, "1000": 0.0, "tail": 0.0}}
+    >>> cap_bins(d, most=10), len(d["x"]), d["x"]["tail"]
+    ({'x': 1001}, 11, 0.99)
+    """
+    capped = {}
+    for name, dist in distributions.items():
+        if not isinstance(dist, dict) or "tail" not in dist or len(dist) - 1 <= most:
+            continue
+        values = sorted(int(k) for k in dist if k != "tail")
+        probs = [dist[str(v)] for v in values]
+        window = [math.fsum(probs[:most])]
+        for i in range(most, len(probs)):  # slide by one: the window's mass, updated
+            window.append(window[-1] + probs[i] - probs[i - most])
+        start = max(range(len(window)), key=window.__getitem__)
+        kept = values[start : start + most]
+        rest = math.fsum(p for v, p in zip(values, probs, strict=True) if not kept[0] <= v <= kept[-1])
+        distributions[name] = {**{str(v): dist[str(v)] for v in kept}, "tail": dist["tail"] + rest}
+        capped[name] = len(values)
+    return capped
+
+
 @dataclass(frozen=True)
 class ExactResult:
     """The exact distribution of a spec: outcome probabilities, distributions, metrics.

@@ -78,6 +78,7 @@ from critlab.analysis.cli.args import (  # noqa: E402
     add_run_flags,
 )
 from critlab.analysis.numtext import one_line  # noqa: E402
+from critlab.analysis.results import ALL_BINS_HELP, CAPPED, cap_bins  # noqa: E402
 from critlab.analysis.run import MAX_SEED, MAX_TRIALS  # noqa: E402
 from critlab.analysis.spec import SpecError  # noqa: E402
 from critlab.analysis.systems import get_system, registry  # noqa: E402
@@ -118,18 +119,9 @@ def _build_parser(
     parser.add_argument("--version", action="version", version=f"critlab {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    dice = sub.add_parser(
-        "dice",
-        help="exact distribution of dice expressions",
-        description="The exact distribution of each expression: P(= v), P(>= v) and P(<= v) "
-        "in percent, side by side for several.",
-    )
-    dice.add_argument(
-        "expr", nargs="+", help="dice notation, e.g. 4d6dl1, 2d6+1 or 1d6! (several: side by side)"
-    )
-    dice.add_argument(
-        "--json", action="store_true", help="print the documented JSON (a list for several expressions)"
-    )
+    dice = sub.add_parser("dice", help="exact distribution of dice expressions (several: side by side)")
+    dice.add_argument("expr", nargs="+", help="dice notation, e.g. 4d6dl1, 2d6+1 or 1d6!")
+    dice.add_argument("--json", action="store_true", help="print the documented JSON (a list for several)")
 
     for cmd_name, text in (
         ("exact", "exact outcome distribution"),
@@ -149,13 +141,7 @@ def _build_parser(
                 sp.add_argument("--alpha", default="0.001", help="significance level (default 0.001)")
             sp.add_argument("--json", action="store_true", help="print the documented JSON")
             if cmd_name == "exact":
-                sp.add_argument(
-                    "--all-bins",
-                    action="store_true",
-                    help=f"with --json, every value of every distribution (by default one of more than "
-                    f"{JSON_BINS} values lists the {JSON_BINS} consecutive values holding the most "
-                    "probability, the others' mass added to its tail)",
-                )
+                sp.add_argument("--all-bins", action="store_true", help=ALL_BINS_HELP)
             _add_system_params(sp, system)
 
     if systems and command is None:
@@ -274,39 +260,6 @@ def _cmd_dice(args: argparse.Namespace) -> int:
     return 0
 
 
-# A distribution of more values than this is capped in exact --json (a weapon's life at
-# Condition 1000 has 22,291): a reader wants its shape, not 800 KB of 1e-300s.
-JSON_BINS = 1000
-
-
-def _cap_bins(distributions: dict[str, Any], most: int = JSON_BINS) -> dict[str, int]:
-    """Cap each ``{value: p, ..., "tail": p}`` of more than ``most`` values, in place, to
-    the ``most`` consecutive values holding the most probability, the others' mass added
-    to its ``tail`` (so it still sums to 1); ``{name: values it had}`` of those capped.
-
-    >>> d = {"x": {**{str(v): 0.001 for v in range(1000)}, "1000": 0.0, "tail": 0.0}}
-    >>> _cap_bins(d, most=10), len(d["x"]), d["x"]["tail"]
-    ({'x': 1001}, 11, 0.99)
-    """
-    import math
-
-    capped = {}
-    for name, dist in distributions.items():
-        if not isinstance(dist, dict) or "tail" not in dist or len(dist) - 1 <= most:
-            continue
-        values = sorted(int(k) for k in dist if k != "tail")
-        probs = [dist[str(v)] for v in values]
-        window = [math.fsum(probs[:most])]
-        for i in range(most, len(probs)):  # slide by one: the window's mass, updated
-            window.append(window[-1] + probs[i] - probs[i - most])
-        start = max(range(len(window)), key=window.__getitem__)
-        kept = values[start : start + most]
-        rest = math.fsum(p for v, p in zip(values, probs, strict=True) if not kept[0] <= v <= kept[-1])
-        distributions[name] = {**{str(v): dist[str(v)] for v in kept}, "tail": dist["tail"] + rest}
-        capped[name] = len(values)
-    return capped
-
-
 def _cmd_system(args: argparse.Namespace) -> int:
     system = get_system(args.system)
     spec = _spec_from_args(system, args)
@@ -315,12 +268,8 @@ def _cmd_system(args: argparse.Namespace) -> int:
         if args.json:
             out = result.to_json()
             if not args.all_bins:
-                for name, size in _cap_bins(out["distributions"]).items():
-                    print(
-                        f"critlab: note: {name} has {size} values; --json lists the {JSON_BINS} consecutive "
-                        "ones holding the most probability, the others' mass in its tail (--all-bins: all)",
-                        file=sys.stderr,
-                    )
+                for name, size in cap_bins(out["distributions"]).items():
+                    print(f"critlab: note: {name} has {size} values; {CAPPED}", file=sys.stderr)
             _print_json(out)
         else:
             _print_result(result, simulated=False)
