@@ -138,8 +138,9 @@ def sweep_section(section: SweepSection, say: Progress) -> SectionOutput:
     picture = figures.chart(section, wide)
     if picture is not None:
         figure_file = f"figures/{stem}.png"
-        axes_text = " × ".join(a.name for a in section.axes)
-        out.blocks.append(Figure(figure_file, picture, f"Exact: {axes_text}, {section.n_points} points."))
+        shows = figures.describe(section)  # what it draws, in the declared words
+        caption = f"Exact: {shows[:-1]} ({section.n_points} points)."
+        out.blocks.append(Figure(figure_file, picture, caption, alt=" ".join([shows, *lead])))
     shown = tables.sweep_tables(section, wide, csv, table_columns(section))
     if shown:
         out.blocks.append(

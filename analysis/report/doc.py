@@ -35,6 +35,7 @@ class Figure:
     file: str  # relative to the report folder, e.g. figures/thac0--by-ac.png
     png: bytes
     caption: str
+    alt: str = ""  # what the figure shows, for a reader who cannot see it (default: the caption)
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from critlab.analysis import style
 from critlab.analysis.report.config import Axis, SweepSection
 from critlab.analysis.report.doc import fmt_value
 from critlab.analysis.report.tables import is_probability, matrix
+from critlab.analysis.report.words import phrase
 
 DPI = 96
 _STYLES = ("-", "--", ":", "-.")
@@ -83,7 +84,7 @@ def is_prob(section: SweepSection, q: str) -> bool:
 def quantity_label(section: SweepSection, q: str) -> str:
     """``crit`` → "P(crit)", ``p_down`` → "P(down)", ``expected_damage`` → "expected damage"."""
     if q.startswith("P("):
-        return q
+        return phrase(q, _spec_cls(section))  # a sum's label: "P(hit or critical hit)"
     if q in section.outcomes:
         words = q.replace("_", " ")
         return f"P({words[0].upper() + words[1:] if q[:2] in ('a_', 'b_') else words})"  # a contest's sides
@@ -372,7 +373,34 @@ def _annotate(ax, m: np.ndarray, *, probability: bool, norm: Normalize | None = 
         )
 
 
-__all__ = ["chart", "figure", "matrix", "png", "validation_chart", "validation_figure"]
+def describe(section: SweepSection) -> str:
+    """What the section's figure draws, in words: its quantities, against what, and how
+    the other axes split it (the caption; with the section's lead, the alt text).
+
+    The words come from the declarations (``expected_damage`` → "expected damage")."""
+    from critlab.analysis.report.findings import axis_words
+
+    axes = section.axes
+    if not axes:
+        return "Exact values."
+    names = [axis_words(section, a) for a in axes]
+    shown = [quantity_label(section, q) for q in section.plotted]
+    what = ", ".join(shown[:-1]) + f" and {shown[-1]}" if len(shown) > 1 else (shown or ["the values"])[0]
+    if section.chart == "heatmap" and len(axes) >= 2:
+        text = f"a heatmap of {what} over {names[0]} (across) and {names[1]} (up)"
+        split = [f"a panel per {names[2]}"] if len(axes) > 2 else []
+    elif section.chart == "stacked":
+        text = f"stacked shares of {what} at each {names[0]}"
+        split = [f"a row of panels per {names[1]}"] if len(axes) > 1 else []
+        split += [f"a column per {names[2]}"] if len(axes) > 2 else []
+    else:
+        text = f"{what} against {names[0]}"
+        split = [f"one line per {names[1]}"] if len(axes) > 1 else []
+        split += [f"a panel per {names[2]}"] if len(axes) > 2 else []
+    return text[0].upper() + text[1:] + ("; " + ", ".join(split) if split else "") + "."
+
+
+__all__ = ["chart", "describe", "figure", "matrix", "png", "validation_chart", "validation_figure"]
 
 DRAW = {"line": line_figure, "stacked": stacked_figure, "heatmap": heatmap_figure}
 

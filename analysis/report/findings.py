@@ -32,6 +32,7 @@ import pandas as pd
 from critlab.analysis.report.config import Axis, SweepSection
 from critlab.analysis.report.doc import fmt_value
 from critlab.analysis.report.tables import NOISE, is_probability
+from critlab.analysis.report.words import phrase
 
 
 # -- numbers in words ------------------------------------------------------------------------
@@ -92,7 +93,7 @@ def quantity_words(section: SweepSection, q: str) -> str:
     from critlab.analysis.style import axis_label
 
     if q.startswith("P(") and q.endswith(")"):
-        return q[2:-1]
+        return phrase(q[2:-1], _spec_cls(section))
     if q.startswith("p_"):
         return q[2:].replace("_", " ")
     if q in section.outcomes:
@@ -158,7 +159,59 @@ def compare_sentence(section: SweepSection, wide: pd.DataFrame, lead: Mapping[st
     rows = _rows(section, wide, fixed).set_index(axis.name)[q]
     a, b = float(rows.loc[lead["from"]]), float(rows.loc[lead["to"]])
     subject = _subject(section, axis, lead["from"], lead["to"])
-    return f"{subject} {effect(section, q, a, b)}{_where(section, fixed)}."
+    versus = alternative(section, q, axis, fixed, lead["from"], lead["to"])
+    return f"{subject} {effect(section, q, a, b)}{_where(section, fixed)}{versus}."
+
+
+def alternative(
+    section: SweepSection, q: str, axis: Axis, fixed: Mapping[str, Any], frm: Any, to: Any
+) -> str:
+    """For a one-step comparison on an integer axis, how it compares with the strongest
+    other integer parameter's +1 that moves ``q`` the same way: ": +1 crit range is worth
+    less than +1 attack bonus (+0.225)" ("" when there is none to compare with)."""
+    from critlab.analysis.design.sensitivity import sensitivity
+    from critlab.analysis.spec import SpecError
+
+    if not numeric_axis(axis) or to - frm != 1 or q.startswith("P("):
+        return ""
+    variant = next((fixed[a.name] for a in section.axes if a.variant), None)
+    spec = section.base_specs.get(variant) or next(iter(section.base_specs.values()))
+    point = {a.name: fixed.get(a.name, frm) for a in section.axes if not a.variant}
+    point[axis.name] = frm
+    try:
+        spec = dataclasses.replace(spec, **point)
+        data = sensitivity(spec, fight=section.fight or None)
+    except (SpecError, ValueError, TypeError):
+        return ""
+    rows = data[data["quantity"] == q].set_index("param")
+    if axis.name not in rows.index:
+        return ""
+    step = rows.loc[axis.name, "plus_1"] - rows.loc[axis.name, "at"]
+    others = (rows["plus_1"] - rows["at"]).drop(axis.name).dropna()
+    others = others[(others * step > 0) & (others.abs() > NOISE)]
+    if not math.isfinite(step) or abs(step) < NOISE or others.empty:
+        return ""
+    best = others.abs().idxmax()
+    d = float(others[best])
+    than = (
+        "more than"
+        if abs(step) > abs(d) * 1.005
+        else "less than"
+        if abs(step) < abs(d) * 0.995
+        else "as much as"
+    )
+    show = (lambda v: f"{signed(100 * v)} points") if is_prob(section, q) else signed  # noqa: E731
+    return (
+        f": +1 {axis_words(section, axis)} is worth {show(step)}, {than} +1 "
+        f"{quantity_words_param(section, best)} ({show(d)})"
+    )
+
+
+def quantity_words_param(section: SweepSection, name: str) -> str:
+    """A parameter in words, without its unit (``attack_bonus`` → "attack bonus")."""
+    from critlab.analysis.report.words import words
+
+    return words(name, _spec_cls(section), unit=False)
 
 
 def _subject(section: SweepSection, axis: Axis, frm: Any, to: Any) -> str:
@@ -219,7 +272,7 @@ def _along_sentence(section: SweepSection, wide: pd.DataFrame) -> str:
     label = (
         "P(" + words + ")"
         if is_prob(section, q) and not q.startswith("P(")
-        else q
+        else phrase(q, _spec_cls(section))
         if q.startswith("P(")
         else words
     )
@@ -254,7 +307,13 @@ def _along_sentence(section: SweepSection, wide: pd.DataFrame) -> str:
     if series is not None and len(series.values) > 1:
         keep = {k: v for k, v in fixed.items() if k != series.name}
         ends = _rows(section, wide, {**keep, x.name: last}).set_index(series.name)[q].astype(float)
-        if len(ends) > 1 and ends.max() - ends.min() > NOISE:
+        if len(series.values) == 2 and len(ends) == 2 and ends.max() - ends.min() > NOISE:
+            # two values: the one comparison there is, stated as a difference
+            base, other = series.values[0], series.values[1]
+            subject = _subject(section, series, base, other)
+            change = effect(section, q, float(ends[base]), float(ends[other]))
+            text += f"; at {xw} {fmt_value(last)}, {subject[0].lower()}{subject[1:]} {change}"
+        elif len(ends) > 1 and ends.max() - ends.min() > NOISE:
             hi, lo = ends.idxmax(), ends.idxmin()
             sw = "the " if series.variant else f"{axis_words(section, series)} "
             text += (
@@ -275,7 +334,8 @@ def _range_sentence(section: SweepSection, wide: pd.DataFrame) -> str:
     i, j = int(np.nanargmin(values)), int(np.nanargmax(values))
     lo, hi = d.iloc[i], d.iloc[j]
     words = quantity_words(section, q)
-    label = q if q.startswith("P(") else f"P({words})" if is_prob(section, q) else words
+    spec_cls = _spec_cls(section)
+    label = phrase(q, spec_cls) if q.startswith("P(") else f"P({words})" if is_prob(section, q) else words
     label = label[0].upper() + label[1:]
 
     def at(r: pd.Series) -> str:
@@ -288,6 +348,18 @@ def _range_sentence(section: SweepSection, wide: pd.DataFrame) -> str:
     )
 
 
+def own_outcome(section: SweepSection) -> str | None:
+    """The outcome a stacked section is about: the configured lead's quantity, else the
+    outcome named by the x axis (``crit_range`` → ``crit``, ``critfail_range`` →
+    ``critfail``), else None (the section is about all of its outcomes)."""
+    q = (getattr(section, "lead", None) or {}).get("quantity")
+    if q in section.outcomes:
+        return q
+    x_words = set(section.axes[0].name.split("_"))
+    named = [lab for lab in section.outcomes if lab in x_words or set(lab.split("_")) <= x_words]
+    return named[0] if named else None
+
+
 def _stacked_sentence(section: SweepSection, wide: pd.DataFrame) -> str:
     x = section.axes[0]
     fixed = _fixed(section, (x.name,))
@@ -297,12 +369,12 @@ def _stacked_sentence(section: SweepSection, wide: pd.DataFrame) -> str:
         return ""
     first, last = d.index[0], d.index[-1]
     moves = {lab: float(d.loc[last, lab]) - float(d.loc[first, lab]) for lab in section.outcomes}
-    lab = max(moves, key=lambda k: abs(moves[k]))
+    lab = own_outcome(section) or max(moves, key=lambda k: abs(moves[k]))
     xw = axis_words(section, x)
-    return (
-        f"From {xw} {fmt_value(first)} to {fmt_value(last)}, {lab.replace('_', ' ')} moves most: "
-        f"{pct(float(d.loc[first, lab]))} → {pct(float(d.loc[last, lab]))}{_where(section, fixed)}."
-    )
+    a, b = float(d.loc[first, lab]), float(d.loc[last, lab])
+    said = effect(section, lab, a, b)
+    subject = f"{xw[0].upper()}{xw[1:]} {fmt_value(last)} instead of {fmt_value(first)}"
+    return f"{subject} {said}{_where(section, fixed)}."
 
 
 def section_lead(section: SweepSection, wide: pd.DataFrame) -> list[str]:

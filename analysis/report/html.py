@@ -47,7 +47,10 @@ details[open] > summary { margin-bottom: .4rem; }
 a.csv { font-size: .85rem; }
 figure { margin: .6rem 0; }
 img { max-width: 100%; height: auto; display: block; }
-.scroll { overflow-x: auto; margin: .75rem 0; }
+a.full { display: block; cursor: zoom-in; }
+/* a long word (a file name, a metric key) breaks rather than widen the page */
+p, li, summary, figcaption { overflow-wrap: anywhere; }
+.scroll { overflow-x: auto; max-width: 100%; margin: .75rem 0; }
 table { border-collapse: collapse; font-size: .85rem; font-variant-numeric: tabular-nums; }
 caption { text-align: left; padding: .25rem 0; }
 th, td { border: 1px solid #ccc; padding: .2rem .5rem; text-align: right; white-space: nowrap; }
@@ -119,8 +122,10 @@ def _block(doc: Document, b) -> str:
         return f"<p{cls}>{escape(b.text)}</p>"
     if isinstance(b, Figure):
         data = base64.b64encode(b.png).decode("ascii")
+        # the image links to its full-size file beside the page: a phone can open and zoom it
         return (
-            f'<figure><img src="data:image/png;base64,{data}" alt="{escape(b.caption)}">'
+            f'<figure><a class="full" href="{escape(b.file)}" title="open the full-size figure">'
+            f'<img src="data:image/png;base64,{data}" alt="{escape(b.alt or b.caption)}"></a>'
             f"<figcaption>{escape(b.caption)}</figcaption></figure>"
         )
     if isinstance(b, Table):

@@ -91,7 +91,7 @@ def _block(doc: Document, b) -> str:
             return f"> **Warning: {text(b.text)}**"
         return f"**{text(b.text)}**" if b.style in ("ok", "fail") else paragraph(b.text)
     if isinstance(b, Figure):
-        return f"![{text(b.caption)}]({b.file})\n\n*{text(b.caption)}*"
+        return f"![{text(b.alt or b.caption)}]({b.file})\n\n*{text(b.caption)}*"
     if isinstance(b, Table):
         return _table(b) + (f"\n\n[Full table (CSV)]({b.csv})" if b.csv else "")
     if isinstance(b, Details):  # GitHub renders <details>; the blank lines keep Markdown inside it

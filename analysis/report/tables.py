@@ -21,6 +21,7 @@ import pandas as pd
 
 from critlab.analysis.report.config import Axis, SweepSection
 from critlab.analysis.report.doc import Table, fmt_value
+from critlab.analysis.report.words import words
 
 # Below this an exact value is the noise of a floating-point sum, shown as 0.
 NOISE = 1e-12
@@ -81,6 +82,13 @@ def column_format(values: Sequence[Any], *, probability: bool = False) -> Callab
     return show
 
 
+def name_words(section: SweepSection, name: str) -> str:
+    """A column's or axis's name as a header shows it: its declared label and unit, or
+    the name in words (``expected_damage`` → "expected damage")."""
+    spec_cls = type(next(iter(section.base_specs.values()))) if section.base_specs else None
+    return words(name, spec_cls)
+
+
 def _quantity_is_probability(section: SweepSection, q: str) -> bool:
     return q in section.outcomes or q == section.label or is_probability(q)
 
@@ -98,7 +106,7 @@ def _thin(section: SweepSection, wide: pd.DataFrame) -> tuple[pd.DataFrame, str]
     if x.values[-1] not in keep:
         keep.append(x.values[-1])
     part = wide[wide[x.name].isin(keep)]
-    return part, f"every {_ordinal(stride)} {x.name} of {len(wide)} rows"
+    return part, f"every {_ordinal(stride)} {name_words(section, x.name)} of {len(wide)} rows"
 
 
 def _ordinal(n: int) -> str:
@@ -135,7 +143,8 @@ def _long_table(section: SweepSection, wide: pd.DataFrame, columns: list[str], c
         for r in shown.to_dict("records")
     ]
     caption = f"Exact values; {thinned}." if thinned else "Exact values."
-    return Table(header=[*lead, *columns], rows=rows, caption=caption, label_columns=len(lead), csv=csv)
+    header = [name_words(section, n) for n in (*lead, *columns)]
+    return Table(header=header, rows=rows, caption=caption, label_columns=len(lead), csv=csv)
 
 
 def _pivot_tables(
@@ -144,7 +153,7 @@ def _pivot_tables(
     x, y = section.axes[0], section.axes[1]
     stride = math.ceil(len(x.values) / MAX_ROWS)
     xs = [*x.values[::stride], *([x.values[-1]] if (len(x.values) - 1) % stride else [])]
-    thinned = f"; every {_ordinal(stride)} {x.name}" if stride > 1 else ""
+    thinned = f"; every {_ordinal(stride)} {name_words(section, x.name)}" if stride > 1 else ""
     tables = []
     for q in columns:
         show = column_format(wide[q].tolist(), probability=_quantity_is_probability(section, q))
@@ -156,12 +165,15 @@ def _pivot_tables(
                 for i, xv in enumerate(x.values)
                 if xv in xs
             ]
-            where = "" if f is None else f", {section.axes[2].name} = {fmt_value(f)}"
+            where = "" if f is None else f", {name_words(section, section.axes[2].name)} {fmt_value(f)}"
             tables.append(
                 Table(
-                    header=[f"{x.name} ↓ {y.name} →", *(fmt_value(v) for v in y.values)],
+                    header=[
+                        f"{name_words(section, x.name)} ↓ {name_words(section, y.name)} →",
+                        *(fmt_value(v) for v in y.values),
+                    ],
                     rows=rows,
-                    caption=f"{q}{where} (exact{thinned}).",
+                    caption=f"{name_words(section, q)}{where} (exact{thinned}).",
                     csv=csv,
                 )
             )
