@@ -52,10 +52,10 @@ from critlab.kernels.vocab.dice import (  # noqa: F401  (re-exported: the encodi
     WIDTH,
 )
 
-# A keep selects at most half of a term's dice (at most 1000): 500 values; a group's
-# members' values follow them (at most 100 members).
-GROUP_BASE = 512
-SCRATCH_SIZE = 640
+# A keep selects at most 1000 values (the kept rolls of an 'x' term, or the fewer of a
+# term's kept and dropped dice); a group's members' values follow them (at most 100).
+GROUP_BASE = 1024
+SCRATCH_SIZE = 1152
 
 
 @intrinsic
@@ -216,6 +216,9 @@ def roll_expr(s, terms, constant, scratch):
         filled = 0
         n = members if op == OP_GROUP_END else count
         size, high, holds_kept = _selection(mode, keep, n)
+        if op == OP_TERM and terms[t, 5] == EXPLODE_SEPARATE:
+            # the number of rolls varies: select the kept ones themselves
+            size, high, holds_kept = keep, mode == KEEP_HIGHEST, True
         if op == OP_GROUP_END:
             for i in range(members):
                 r = scratch[GROUP_BASE + i]
@@ -255,7 +258,10 @@ def roll_expr(s, terms, constant, scratch):
                         if explode == EXPLODE_PENETRATING:
                             part = face - 1
                     if explode == EXPLODE_SEPARATE:
-                        v += _weight(part, counting, cs_lo, cs_hi, df_lo, df_hi)
+                        if mode == KEEP_ALL:
+                            v += _weight(part, counting, cs_lo, cs_hi, df_lo, df_hi)
+                        else:
+                            filled = _select(scratch, 0, filled, size, high, part)
                     else:
                         r += part
                     if explode == 0 or face < ex_lo or face > ex_hi or (once != 0 and added == 1):

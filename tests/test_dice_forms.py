@@ -148,6 +148,14 @@ def test_each_added_roll_a_die_of_its_own():
     # per die: 10/9 rolls on average, each a success with 3/10: 1/3
     assert dice_dist("5d10x10cs>=8").mean == pytest.approx(Fraction(5, 3), abs=TOL)
     assert_same("5d10x10cs>=8", ten_again(5), 1e-12)
+    # kept: the highest (lowest) of every roll, as icepool's explode_to_pool
+    pooled = d6.explode_to_pool(4, [6], depth=DEPTH)
+    assert_same("4d6xkh3", probs_of(pooled.highest(3).sum()))
+    assert_same("4d6xkl2", probs_of(pooled.lowest(2).sum()))
+    assert_same("3d6x>=5kh2", probs_of(d6.explode_to_pool(3, [5, 6], depth=DEPTH).highest(2).sum()))
+    assert_same("3d6xokh2", probs_of(d6.explode_to_pool(3, [6], depth=1).highest(2).sum()), 1e-15)
+    ten = d10.explode_to_pool(5, [10], depth=DEPTH).highest(3).keep_outcomes([8, 9, 10]).size()
+    assert_same("5d10xkh3cs>=8", probs_of(ten))
     # summed, x is the same total as !
     assert dice_dist("3d6x").allclose(dice_dist("3d6!"), atol=1e-15)
 

@@ -68,6 +68,7 @@ FORMS = [
     "2d6!=3",
     "1d6!p",
     "5d10x10cs>=8",
+    "4d6xkh3",
     "10d10cs>=6df=1",  # counts
     "6d6cf<=2",
     "4d6k2cs=6",

@@ -133,6 +133,9 @@ FEATURES = [
     "5d10x10cs>=8",  # each added roll a die of its own
     "4d6xcs>=5df=1",
     "3d6x>=5",
+    "4d6xkh3",  # keep over every roll
+    "3d6x>=5kl2",
+    "5d10xkh3cs>=8",
     "10d10cs>=6df=1",  # botches
     "6d6cf<=2",
     "4d6kh2cs=6",  # counts over kept dice

@@ -162,10 +162,90 @@ def roll_weights(t, eps: float) -> Dist:
     return _combine([(-1, by_weight(f_off, f_miss)), started], float(f_hit.sum()) * c.tail)
 
 
+def x_keep(t, eps: float) -> Dist:
+    """``x`` kept: the ``keep`` highest (lowest) of every roll of the term's dice, each
+    added roll a die of its own, summed or counted.
+
+    As for a group (:mod:`critlab.analysis.dice.order`), for each value ``t`` the K-th
+    kept roll may show, a die's chain of rolls is walked roll by roll into the joint
+    probability of (rolls beyond ``t``, fewer than K, and their weights' sum; rolls at
+    ``t``, capped at K); the dice's chains are then combined. A chain cut off by the tail
+    budget is in the result's tail."""
+    w = counter(*t.count_range, t.botch) if t.count_kind else (lambda v: v)
+    k, high = t.keep, t.keep_mode == 1
+    first, plain = first_face(t), faces_dist(t.face_values)
+    lo, hi = t.explode
+    values = sorted(set(first.values.tolist()) | set(plain.values.tolist()))
+    weights = {v: int(np.asarray(w(np.array([v])))[0]) for v in values}
+    w_lo = min(min(weights.values()), 0)
+    span = max(max(weights.values()), 0) - w_lo
+    size = (k - 1) * span + 1
+    out: dict[int, float] = {}
+    for tv in values:
+        # a chain's joint [a, b, s]: a < k rolls beyond tv (weights summed, offset
+        # a * w_lo), b at tv (capped at k)
+        def roll(state: np.ndarray, d: Dist, tv: int = tv) -> tuple[np.ndarray, np.ndarray]:
+            go, stop = np.zeros_like(state), np.zeros_like(state)
+            for v, p in zip(d.values.tolist(), d.probs.tolist(), strict=True):
+                if p == 0.0:
+                    continue
+                if (v > tv) if high else (v < tv):
+                    moved = np.zeros_like(state)
+                    shift = weights[v] - w_lo
+                    moved[1:, :, shift:] = state[:-1, :, : size - shift]
+                elif v == tv:
+                    moved = np.zeros_like(state)
+                    moved[:, 1:] = state[:, :-1]
+                    moved[:, k] += state[:, k]
+                else:
+                    moved = state
+                (go if lo <= v <= hi else stop).__iadd__(p * moved)
+            return go, stop
+
+        state = np.zeros((k, k + 1, size))
+        state[0, 0, 0] = 1.0
+        going, done = roll(state, first)
+        if t.explode_once:
+            going, stopped = roll(going, plain)
+            done += stopped + going  # the one added roll stands, whatever it shows
+        else:
+            while going.sum() >= eps:
+                going, stopped = roll(going, plain)
+                done += stopped
+        total = np.zeros((k, k + 1, size))
+        total[0, 0, 0] = 1.0
+        for _ in range(t.count):
+            total = _combine_chains(total, done, k, size)
+        for a in range(k):
+            vec = total[a, k - a :].sum(axis=0)
+            for j in np.flatnonzero(vec):
+                value = int(j) + a * w_lo + (k - a) * weights[tv]
+                out[value] = out.get(value, 0.0) + float(vec[j])
+    cut = 0.0 if t.explode_once else max(0.0, 1.0 - math.fsum(out.values()))
+    return Dist.from_mapping(out, tail=cut)
+
+
+def _combine_chains(x: np.ndarray, y: np.ndarray, k: int, size: int) -> np.ndarray:
+    """Two independent joints (beyond < k, at capped at k, weights summed)."""
+    out = np.zeros_like(x)
+    for a1 in range(k):
+        for b1 in range(k + 1):
+            if not x[a1, b1].any():
+                continue
+            for a2 in range(k - a1):
+                for b2 in range(k + 1):
+                    if y[a2, b2].any():
+                        conv = np.convolve(x[a1, b1], y[a2, b2])[:size]
+                        out[a1 + a2, min(b1 + b2, k), : conv.size] += conv
+    return out
+
+
 def term_dist(t, eps: float) -> Dist:
     """A general dice term's distribution (its sign and scale applied)."""
     counting = t.count_kind != ""
-    if counting and t.explode_kind == "x":
+    if t.exploding and t.explode_kind == "x" and t.keep_mode != 0:
+        d = x_keep(t, eps)
+    elif counting and t.explode_kind == "x":
         one = roll_weights(t, eps)
         d = one.repeat(t.count)
     else:

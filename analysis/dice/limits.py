@@ -70,6 +70,10 @@ def _general_cost(t, eps: float) -> tuple[int, int]:
         e_lo, e_hi = t.explode
         go = sum(1 for f in faces if e_lo <= f <= e_hi) / len(faces)
         depth = 1 if t.explode_once else _depth(go, eps)
+        if t.explode_kind == "x" and t.keep_mode != KEEP_ALL:
+            k, size = t.keep, t.keep * (hi - min(lo, 0) + 1)
+            steps += width * (depth * len(faces) * k * k * size + t.count * k**4 * size * size)
+            return t.keep * (hi - min(lo, 0) + 1), steps
         if t.count_kind and t.explode_kind == "x":
             steps += depth * depth * 3
             width = 2 * depth + 3

@@ -197,8 +197,8 @@ def _dice(text: str, raw: RawDice, sign: int) -> DiceTerm:
         )
     if "keep" in s:
         op, k = s["keep"]
-        if fields.get("explode_kind") == "x":
-            raise _error(text, f"{here}: keep or drop over 'x' dice is not computed; use '!' to keep totals")
+        if fields.get("explode_kind") == "x" and op in ("dh", "dl"):
+            raise _error(text, f"{here}: '{op}' over 'x' dice (their number varies); keep with 'kh' or 'kl'")
         if op in ("kh", "kl"):
             if not 1 <= k <= n:
                 raise _error(text, f"{here}: '{op}{k}' keeps {k} of {n} dice; keep 1..{n}")
