@@ -273,3 +273,25 @@ def test_explode_on_another_face_and_refusals():
     with pytest.raises(ValueError, match="never stops"):
         explode(Dist.point(3))
     assert explode(Dist.die(6), on=7).allclose(Dist.die(6), atol=0.0)
+
+
+def test_the_exact_pools_give_the_same_numbers_with_numpy_and_jitted(monkeypatch):
+    # kernels.pools runs NumPy in a process without Numba and the jitted programmes where
+    # Numba is loaded: the same sums of the same products, so the same doubles
+    from critlab.kernels import pools, pools_jit
+
+    monkeypatch.setattr(pools, "_jitted", lambda: None)
+    for args in [(4, 6, 3), (10, 10, 5), (8, 20, 4), (3, 6, 0)]:
+        assert np.array_equal(pools.keep_highest_weights(*args), pools_jit.keep_highest_weights(*args))
+    rng = np.random.default_rng(5)
+    for n_vals, count, keep, rest in [(130, 6, 3, 1e-14), (60, 10, 5, 0.0), (40, 4, 1, 1e-13)]:
+        p = rng.random(n_vals)
+        p /= p.sum() * (1 + rest)
+        final, leftover = pools.keep_pool_weights(p, count, keep, rest)
+        ref_final, ref_leftover = pools_jit.keep_pool_weights(p, count, keep, rest)
+        assert np.array_equal(final, ref_final)
+        assert leftover == pytest.approx(ref_leftover, rel=1e-15, abs=0)  # a power's last bit may differ
+    for args in [(6, 6, 1e-15, 0, 0), (10, 10, 1e-14, 5, 10), (100, 100, 1e-14, 0, 0), (6, 5, 1e-15, 0, 3)]:
+        probs, tail = pools.explosion_chain(*args)
+        ref_probs, ref_tail = pools_jit.explosion_chain(*args)
+        assert np.array_equal(probs, ref_probs) and tail == ref_tail
