@@ -257,6 +257,13 @@ def test_labels_without_a_declared_polarity_use_the_qualitative_palette():
     assert style.outcome_colors(("x", "y")) == {"x": style.QUALITATIVE[0], "y": style.QUALITATIVE[1]}
 
 
+# Points in the other modes, where a mode needs parameters the golden point does not set.
+MODE_POINTS = {
+    "crit-range": [{"mode": "test", "bonus": 0, "difficulty": 10}],
+    "crits-cats": [{"mode": "spell", "skill": 3, "resistance": 2}],
+}
+
+
 @pytest.mark.parametrize("name", SYSTEMS)
 def test_declared_polarity_names_only_the_systems_labels(name):
     # a typo in a polarity would silently leave a label grey: every label it names is
@@ -272,4 +279,6 @@ def test_declared_polarity_names_only_the_systems_labels(name):
                 labels |= set(system.exact(spec.replace(**{f: choice})).labels)
             except ValueError:  # a mode that needs parameters this point does not set
                 continue
+    for params in MODE_POINTS.get(name, []):
+        labels |= set(system.exact(system.make_spec(**params)).labels)
     assert set(system.polarity) <= labels, set(system.polarity) - labels
