@@ -31,8 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from critlab.analysis.design.sweep import grid_points
 from critlab.analysis.mechanic.load import resolve_from
 from critlab.analysis.params import WrittenFloat
+from critlab.analysis.report.bounded import check_tree, read_bounded, too_deep
 from critlab.analysis.report.checks import Check, parse_checks
 from critlab.analysis.report.lead import check_lead, report_keys
 from critlab.analysis.report.reading import (
@@ -49,7 +51,6 @@ from critlab.analysis.report.reading import (
 from critlab.analysis.report.sweeps import cumulative_outcomes, probe_point
 from critlab.analysis.run import MAX_SEED, MAX_TRIALS
 from critlab.analysis.spec import Spec
-from critlab.analysis.design.sweep import grid_points
 from critlab.analysis.systems import MODULES, RuleSystem, registry
 
 __all__ = ["ConfigError", "ReportConfig", "SweepSection", "ValidationSection", "load_config", "parse_config"]
@@ -349,14 +350,17 @@ def load_config(path: str | Path | None = None) -> ReportConfig:
     file = str(path) if path is not None else "analysis/report/default.toml"
     path = Path(path) if path is not None else DEFAULT_CONFIG
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, file, "")
         data = tomllib.loads(raw.decode("utf-8"), parse_float=WrittenFloat)  # decimals as written
+    except RecursionError:
+        raise too_deep(file, "") from None
     except OSError as exc:
         raise ConfigError(file, "", f"cannot read the configuration: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(file, "", f"not valid TOML: {exc}") from None
     except UnicodeDecodeError:
         raise ConfigError(file, "", "not valid TOML: the file is not UTF-8 text") from None
+    check_tree(data, file)
     return parse_config(data, file, sha256=hashlib.sha256(raw).hexdigest())
 
 
