@@ -11,6 +11,7 @@ its groups (:mod:`critlab.analysis.dice.order`), summed, and its comparison.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from critlab.analysis.dice import forms
 from critlab.analysis.dice.exact import KEEP_ALL, KEEP_HIGHEST, chain_eps, legacy_term_dist
@@ -19,7 +20,7 @@ from critlab.analysis.dice.order import counter, keep_members, weight_dist
 from critlab.analysis.dist import TAIL_EPS, Dist
 
 
-def term_dist(t, eps: float = TAIL_EPS) -> Dist:
+def term_dist(t: Any, eps: float = TAIL_EPS) -> Dist:
     """Exact distribution of one term or group (its sign applied); each exploding die is
     cut off at a tail below ``eps``. A term in the notation's first form is computed as
     it always was."""
@@ -31,7 +32,7 @@ def term_dist(t, eps: float = TAIL_EPS) -> Dist:
     return forms.term_dist(t, eps)
 
 
-def group_dist(g, eps: float = TAIL_EPS) -> Dist:
+def group_dist(g: Any, eps: float = TAIL_EPS) -> Dist:
     """A group's distribution: its members' values kept, summed or counted, then scaled
     and signed (:mod:`critlab.analysis.dice.order`)."""
     members = [expr_dist(m.terms, m.constant, m.compare, eps=eps) for m in g.members]

@@ -20,6 +20,7 @@ recursive filter up to the value beyond which less than the tail budget is left;
 from __future__ import annotations
 
 import math
+from typing import Protocol
 
 import numpy as np
 
@@ -28,6 +29,36 @@ from critlab.analysis.dice.order import counter, keep_members, weight_dist
 from critlab.analysis.dist import Dist
 
 Sub = tuple[int, np.ndarray]  # a sub-probability over offset, offset + 1, ...
+
+
+class GeneralTerm(Protocol):
+    """What the general forms read of a parsed term (see
+    :class:`critlab.analysis.dice.terms.DiceTerm`)."""
+
+    sign: int
+    count: int
+    keep_mode: int
+    keep: int
+    exploding: bool
+    reroll_mode: str
+    reroll: tuple[int, int] | None
+    clamp: tuple[int, int] | None
+    explode_kind: str
+    explode_once: bool
+    count_kind: str
+    count_range: tuple[int, int] | None
+    botch: tuple[int, int] | None
+    mul: int
+    div: int
+
+    @property
+    def face_values(self) -> tuple[int, ...]: ...
+
+    @property
+    def explode(self) -> tuple[int, int] | None: ...
+
+    @property
+    def count_reach(self) -> int: ...
 
 
 def faces_dist(values: tuple[int, ...]) -> Dist:
@@ -48,7 +79,7 @@ def _split(d: Dist, lo: int, hi: int) -> tuple[Sub, Sub]:
     return (d.offset, np.where(inside, d.probs, 0.0)), (d.offset, np.where(inside, 0.0, d.probs))
 
 
-def first_face(t) -> Dist:
+def first_face(t: GeneralTerm) -> Dist:
     """The face a die is left with after its reroll and clamp."""
     d = faces_dist(t.face_values)
     if t.reroll is not None:
@@ -90,7 +121,7 @@ def chain(a: Sub, b: Sub, eps: float, reach: int) -> tuple[Dist, float]:
     return Dist(b_off, y, tail), tail
 
 
-def plain_rolls(t) -> tuple[Sub, Sub]:
+def plain_rolls(t: GeneralTerm) -> tuple[Sub, Sub]:
     """A plain added roll's value split by whether it explodes again (``!p``: minus 1)."""
     d = faces_dist(t.face_values)
     if t.explode_kind == "!p":
@@ -112,7 +143,7 @@ def _combine(parts: list[Sub], tail: float) -> Dist:
     return Dist(lo, out, tail)
 
 
-def die_total(t, eps: float, reach: int = 0) -> Dist:
+def die_total(t: GeneralTerm, eps: float, reach: int = 0) -> Dist:
     """One die's total: its face, plus its explosion's chain when the face meets it;
     represented at least up to ``reach``."""
     f = first_face(t)
@@ -128,7 +159,7 @@ def die_total(t, eps: float, reach: int = 0) -> Dist:
     return _combine([(f_off, f_miss), started], float(f_hit.sum()) * c.tail)
 
 
-def roll_weights(t, eps: float) -> Dist:
+def roll_weights(t: GeneralTerm, eps: float) -> Dist:
     """``x`` counted: one die's count over all its rolls (each roll a die of its own)."""
     w = counter(*t.count_range, t.botch)
     f = first_face(t)
@@ -162,7 +193,7 @@ def roll_weights(t, eps: float) -> Dist:
     return _combine([(-1, by_weight(f_off, f_miss)), started], float(f_hit.sum()) * c.tail)
 
 
-def x_keep(t, eps: float) -> Dist:
+def x_keep(t: GeneralTerm, eps: float) -> Dist:
     """``x`` kept: the ``keep`` highest (lowest) of every roll of the term's dice, each
     added roll a die of its own, summed or counted.
 
@@ -240,7 +271,7 @@ def _combine_chains(x: np.ndarray, y: np.ndarray, k: int, size: int) -> np.ndarr
     return out
 
 
-def term_dist(t, eps: float) -> Dist:
+def term_dist(t: GeneralTerm, eps: float) -> Dist:
     """A general dice term's distribution (its sign and scale applied)."""
     counting = t.count_kind != ""
     if t.exploding and t.explode_kind == "x" and t.keep_mode != 0:
