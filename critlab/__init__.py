@@ -36,6 +36,8 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
 _API = {
     "compare": ("critlab.analysis.dice.view", "compare"),
     "dice": ("critlab.analysis.dice.notation", "dice_dist"),
+    "Combatant": ("critlab.analysis.encounter.declare", "Combatant"),
+    "encounter": ("critlab.analysis.encounter", "encounter"),
     "exact": ("critlab.analysis.api", "exact"),
     "fight": ("critlab.analysis.fight.exact", "fight"),
     "get_system": ("critlab.analysis.systems", "get_system"),
@@ -43,6 +45,7 @@ _API = {
     "registry": ("critlab.analysis.systems", "registry"),
     "sensitivity": ("critlab.analysis.design.sensitivity", "sensitivity"),
     "simulate": ("critlab.analysis.api", "simulate"),
+    "simulate_encounter": ("critlab.analysis.encounter.sim", "simulate_encounter"),
     "simulate_fight": ("critlab.analysis.fight.sim", "simulate_fight"),
     "style": ("critlab.analysis.style", ""),  # the module itself: colours and labels for plots
     "sweep": ("critlab.analysis.design.sweep", "sweep"),

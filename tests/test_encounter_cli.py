@@ -104,3 +104,48 @@ def test_simulation_options_need_trials(capsys, duel):
 def test_a_missing_file_is_one_line(capsys, tmp_path):
     code, _, err = run(capsys, "encounter", str(tmp_path / "none.toml"))
     assert code == 2 and "none.toml" in err and len(err.strip().splitlines()) == 1
+
+
+def test_tune_finds_a_monsters_hp_for_a_target_win_rate(capsys, duel):
+    from critlab.analysis.encounter.exact import exact_encounter
+    from critlab.analysis.encounter.load import load_encounter
+    from critlab.analysis.encounter.tuning import with_settings
+
+    code, out, err = run(
+        capsys, "tune", str(duel), "--vary", "rat.hp=1..12", "--target", "a_wins=0.9", "--top", "3", "--json"
+    )
+    assert code == 0, err
+    body = json.loads(out)
+    assert body["target"] == {"quantity": "a_wins", "value": 0.9} and body["skipped"] == 0
+    # every hit point computed on its own: the nearest three, nearest first
+    enc = load_encounter(duel)
+    wins = {hp: exact_encounter(with_settings(enc, {"rat.hp": hp})).outcomes["a_wins"] for hp in range(1, 13)}
+    nearest = sorted(wins, key=lambda hp: abs(wins[hp] - 0.9))[:3]
+    assert [p["params"]["rat.hp"] for p in body["points"]] == nearest
+    assert abs(body["points"][0]["value"] - wins[nearest[0]]) < 1e-12
+    assert all(wins[h] > wins[h + 1] for h in range(1, 12))  # a tougher rat wins less often
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (("--vary", "troll.hp=1..3", "--target", "a_wins=0.5"), "troll.hp = none: names no combatant"),
+        (("--vary", "rat.hp=3..1", "--target", "a_wins=0.5"), "LO <= HI"),
+        (("--vary", "rat.hp=1..3", "--target", "a_win=0.5"), "quantity = a_win: is not an outcome"),
+        (("--vary", "order=a-first,sideways", "--target", "a_wins=0.5"), "order = sideways"),
+    ],
+)
+def test_tune_mistakes_are_one_line(capsys, duel, args, match):
+    code, out, err = run(capsys, "tune", str(duel), *args)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert pytest.importorskip("re").search(match, err), err
+
+
+def test_sensitivity_over_an_encounter(capsys, duel):
+    code, out, err = run(capsys, "sensitivity", str(duel), "--json")
+    assert code == 0, err
+    rows = json.loads(out)["rows"]
+    hp = {r["quantity"]: r for r in rows if r["param"] == "rat.hp"}
+    # one more hit point for the rat: the hero wins less often
+    assert hp["a_wins"]["plus_1"] < hp["a_wins"]["at"] < hp["a_wins"]["minus_1"]
+    assert {r["param"] for r in rows} >= {"max_rounds", "hero.hp", "hero.thac0", "hero.defense.target_ac"}

@@ -138,3 +138,117 @@ def run(args: argparse.Namespace) -> int:
 
 
 __all__ = ["COMMAND", "add_parser", "print_table", "run"]
+
+
+# -- tune and sensitivity over an encounter file -------------------------------------------
+def is_design_argv(argv: list[str]) -> bool:
+    """Whether ``argv`` is ``tune FILE.toml ...`` or ``sensitivity FILE.toml ...``: an
+    encounter file standing for SYSTEM."""
+    return len(argv) >= 2 and argv[0] in ("tune", "sensitivity") and argv[1].endswith(".toml")
+
+
+def _design_parser(command: str) -> argparse.ArgumentParser:
+    from critlab.analysis.cli.main import _Parser
+
+    p = _Parser(prog=f"critlab {command}", description=f"{command} over an encounter file's settings")
+    p.add_argument("file", metavar="FILE", help="an encounter in TOML")
+    if command == "tune":
+        p.add_argument(
+            "--vary", action="append", required=True, help="SETTING=LO..HI or SETTING=A,B (repeatable)"
+        )
+        p.add_argument("--target", required=True, help="QUANTITY=VALUE, e.g. a_wins=0.75")
+        p.add_argument("--top", help="points to print (default 5)")
+    p.add_argument("--json", action="store_true", help="print the JSON")
+    return p
+
+
+def _vary(enc: Any, texts: list[str]) -> dict[str, Any]:
+    import re
+
+    from critlab.analysis.encounter.tuning import setting_kind
+
+    out: dict[str, Any] = {}
+    for text in texts:
+        name, sep, spec = text.partition("=")
+        if not sep or not name or not spec.strip():
+            raise SpecError("vary", text, "must be SETTING=LO..HI or SETTING=A,B,..., e.g. ogre.hp=30..90")
+        name = name.strip()
+        if name in out:
+            raise SpecError(name, spec, "is varied twice: give one --vary per setting")
+        kind, _ = setting_kind(enc, name)
+        m = re.fullmatch(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*", spec)
+        if kind == "int" and m is not None:
+            lo, hi = int(m.group(1)), int(m.group(2))
+            if lo > hi:
+                raise SpecError(name, spec, f"LO..HI needs LO <= HI, got {lo} > {hi}")
+            out[name] = range(lo, hi + 1)
+            continue
+        items = [t.strip() for t in spec.split(",")]
+        if kind == "int":
+            if not all(re.fullmatch(r"-?\d+", t) for t in items):
+                raise SpecError(name, spec, "must be LO..HI or a comma list of integers")
+            out[name] = tuple(int(t) for t in items)
+        else:
+            out[name] = tuple(items)
+    return out
+
+
+def run_design(argv: list[str]) -> int:
+    """``critlab tune FILE.toml --vary SETTING=LO..HI --target QUANTITY=VALUE [--top K]
+    [--json]`` and ``critlab sensitivity FILE.toml [--json]``."""
+    import math
+
+    from critlab.analysis.cli.args import _print_json
+    from critlab.analysis.encounter.load import load_encounter
+    from critlab.analysis.encounter.tuning import sensitivity_encounter, tune_encounter
+
+    command = argv[0]
+    args = _design_parser(command).parse_args(argv[1:])
+    enc = load_encounter(args.file)
+    if command == "sensitivity":
+        df = sensitivity_encounter(enc)
+        if args.json:
+            rows = [
+                {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+                for r in df.to_dict(orient="records")
+            ]
+            _print_json({"encounter": enc.to_json(), "rows": rows})
+        else:
+            print(df.to_string(index=False, na_rep="null", float_format=lambda x: f"{x:.10g}"))
+        return 0
+    quantity, sep, value = args.target.rpartition("=")
+    try:
+        goal = float(value)
+    except ValueError:
+        goal = math.nan
+    if not sep or not quantity.strip() or not math.isfinite(goal):
+        raise SpecError(
+            "target", args.target, "must be QUANTITY=VALUE with a finite number, e.g. a_wins=0.75"
+        )
+    top = 5 if args.top is None else int(args.top) if args.top.isdigit() and int(args.top) >= 1 else None
+    if top is None:
+        raise SpecError("top", args.top, "must be a positive integer")
+    df = tune_encounter(enc, vary=_vary(enc, args.vary), target=(quantity.strip(), goal), top=top)
+    a = df.attrs
+    names = [c for c in df.columns if c not in ("value", "error")]
+    if args.json:
+        points = [
+            {
+                "params": {n: (r[n].item() if hasattr(r[n], "item") else r[n]) for n in names},
+                "value": float(r["value"]),
+                "error": float(r["error"]),
+            }
+            for r in df.to_dict(orient="records")
+        ]
+        _print_json(
+            {"encounter": enc.to_json(), "target": a["target"], "points": points, "skipped": a["skipped"]}
+        )
+        return 0
+    t = a["target"]
+    print(f"target {t['quantity']} = {t['value']:g}: {a['points']} points, {a['skipped']} skipped")
+    print(
+        "  no point has a value"
+        if df.empty
+        else df.to_string(index=False, float_format=lambda x: f"{x:.10g}")
+    )
+    return 0

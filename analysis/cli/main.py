@@ -333,6 +333,12 @@ def _named(argv: Sequence[str]) -> dict[str, str]:
 
 def _run(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    from critlab.analysis.cli import encounter as encounter_cli
+
+    if encounter_cli.is_design_argv(argv):  # an encounter file standing for SYSTEM
+        status = encounter_cli.run_design(argv)
+        sys.stdout.flush()
+        return status
     command = next((a for a in argv if not a.startswith("-")), None)
     # No subcommand (--version, --help) or dice/report: no rule system's flags are needed,
     # so neither the systems nor NumPy load (RULES: --help within 0.3 s).
