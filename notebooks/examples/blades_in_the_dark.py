@@ -15,8 +15,6 @@ are an input read only when there are no dice.
 
 from __future__ import annotations
 
-import numpy as np
-
 from critlab.analysis.mechanic import Int, mechanic, param, pool
 
 
@@ -31,7 +29,9 @@ def action_roll(rolled, desperate, *, dice):
     if dice == 0:
         kept, sixes = desperate[1], 0  # the lower of two dice
     else:
-        kept, sixes = rolled[0], np.count_nonzero(rolled == 6)
+        kept, sixes = rolled[0], 0
+        for die in rolled:  # a loop, not rolled == 6: no array made per run of the rule
+            sixes += die == 6
     if sixes >= 2:
         return "critical", kept
     if kept == 6:

@@ -15,8 +15,6 @@ die by die.
 
 from __future__ import annotations
 
-import numpy as np
-
 from critlab.analysis.mechanic import Int, mechanic, param, pool
 
 
@@ -31,8 +29,10 @@ from critlab.analysis.mechanic import Int, mechanic, param, pool
 )
 def success_test(rolled, *, dice, threshold):
     """Shadowrun success test (hits on 5-6; a glitch when more than half the dice show 1)"""
-    hits = np.count_nonzero(rolled >= 5)
-    ones = np.count_nonzero(rolled == 1)
+    hits, ones = 0, 0
+    for die in rolled:  # a loop, not np.count_nonzero(rolled >= 5): no array made per run
+        hits += die >= 5
+        ones += die == 1
     made = hits >= threshold
     if 2 * ones > dice:
         if hits == 0:

@@ -24,8 +24,6 @@ thousand distinct outcomes, all enumerated exactly:
 
 from __future__ import annotations
 
-import numpy as np
-
 from critlab.analysis.mechanic import Choice, Int, mechanic, param, pool
 
 SIX, ONE, PUSHED_SIX, PUSHED_ONE, PUSHED_BLANK = 6, 1, 2, 3, 4
@@ -64,20 +62,21 @@ SKILL_DIE = _die(ones_stay=False)  # skill dice: a 1 is rolled again
 )
 def pushed_roll(base_dice, skill_dice, gear_dice, *, push):
     """Year Zero roll, pushed on a failure (6s succeed; 1s on base and gear dice are banes)"""
-    first = (
-        np.count_nonzero(base_dice == SIX)
-        + np.count_nonzero(skill_dice == SIX)
-        + np.count_nonzero(gear_dice == SIX)
-    )
+    # loops, not np.count_nonzero(base_dice == SIX): no array made per run of the rule
+    first, pushed, damage, gear_lost = 0, 0, 0, 0
+    for die in base_dice:
+        first += die == SIX
+        pushed += die == PUSHED_SIX
+        damage += (die == ONE) + (die == PUSHED_ONE)
+    for die in skill_dice:
+        first += die == SIX
+        pushed += die == PUSHED_SIX
+    for die in gear_dice:
+        first += die == SIX
+        pushed += die == PUSHED_SIX
+        gear_lost += (die == ONE) + (die == PUSHED_ONE)
     if first > 0:
         return "success", first, 0, 0
     if push == "never":
         return "failure", 0, 0, 0
-    pushed = (
-        np.count_nonzero(base_dice == PUSHED_SIX)
-        + np.count_nonzero(skill_dice == PUSHED_SIX)
-        + np.count_nonzero(gear_dice == PUSHED_SIX)
-    )
-    damage = np.count_nonzero(base_dice == ONE) + np.count_nonzero(base_dice == PUSHED_ONE)
-    gear_lost = np.count_nonzero(gear_dice == ONE) + np.count_nonzero(gear_dice == PUSHED_ONE)
     return ("pushed_success" if pushed > 0 else "pushed_failure"), pushed, damage, gear_lost
