@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchmarks import own_mechanics
 from benchmarks import primitive_blocks as primitives
 from benchmarks.cases import BenchCase
 from benchmarks.timing import cold_seconds, rate, seconds
@@ -190,7 +191,11 @@ def main(argv: list[str] | None = None) -> int:
         write_readme(table)
     print(readme_table(table))
     print("floor: " + ", ".join(f"{k} = {v:,.4g}" for k, v in floor.items()))
-    print(f"written to {out}/bench.csv, bench.json and bench.md")
+    # own mechanics: compile time, cached start-up and exact time (benchmarks/own_mechanics.py)
+    mechanics = own_mechanics.measure(quick=args.quick, log=lambda m: print(m, file=sys.stderr))
+    (out / "own_mechanics.json").write_text(json.dumps(mechanics, indent=2), encoding="utf-8")
+    print(own_mechanics.table(mechanics))
+    print(f"written to {out}/bench.csv, bench.json, bench.md and own_mechanics.json")
     return 0
 
 
