@@ -50,6 +50,7 @@ def test_a_bare_reroll_number_says_it_is_that_face_alone():
         ("{d6, d6, d8, d12}kh2", "the highest 2 of {a d6; a d6; a d8; a d12}"),
         ("{1d6, 1d8}cs>=5", "count the members showing 5 or more"),
         ("{1d6, 1d8}", "the sum of {a d6; a d8}"),
+        ("{1d20>=11, 1d20>=11}", "{a d20, then 1 if the total is 11 or more, else 0; a d20, then 1 if"),
     ],
 )
 def test_each_element_reads_in_words(text, words):

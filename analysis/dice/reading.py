@@ -126,7 +126,7 @@ def _term(t: DiceTerm) -> str:
 
 
 def _group(g: DiceGroup) -> str:
-    members = "; ".join(_expression(m) for m in g.members)
+    members = "; ".join(_expression(m, member=True) for m in g.members)
     if g.keep_mode:
         head = f"the {KEEP_WORDS[g.keep_mode]} {g.keep} of {{{members}}}"
         rest = _pool_clauses(g, "the kept members")[1:]
@@ -136,7 +136,7 @@ def _group(g: DiceGroup) -> str:
     return ", ".join([head, *rest])
 
 
-def _expression(e: DiceExpr) -> str:
+def _expression(e: DiceExpr, *, member: bool = False) -> str:
     parts = []
     for i, t in enumerate(e.terms):
         words = _group(t) if isinstance(t, DiceGroup) else _term(t)
@@ -152,7 +152,7 @@ def _expression(e: DiceExpr) -> str:
             parts.append(f"{'plus' if e.constant > 0 else 'minus'} {abs(e.constant)}")
     out = ", ".join(parts)
     if e.compare is not None:
-        out += f"; then 1 if the total is {selector_words(e.compare)}, else 0"
+        out += f"{',' if member else ';'} then 1 if the total is {selector_words(e.compare)}, else 0"
     return out
 
 
