@@ -320,6 +320,35 @@ def compile_rule(
     return Compiled(rule, inlined, returns_tuple, len(params), len(value_names), seconds, cache=cache)
 
 
+def raised_by_rule(fn: Any, exc: BaseException, *, surely: bool = False) -> MechanicError | None:
+    """An exception that the rule ``fn`` itself raised (any kind: a RuntimeError, a failed
+    assert, a ValueError), as one line naming the rule, its file and line; ``None`` for
+    one raised elsewhere (or an interrupt), which is left as it is.
+
+    Numba's compiled code puts the rule's frame (its name, file and line) in the
+    traceback it raises; ``surely`` says the exception came out of the rule's compiled
+    driver, so it is the rule's even without that frame. The line is the frame's when the
+    frame is this file's (a compile cached from the same rule in another file has that
+    file's lines), else the rule's first line.
+    """
+    if not isinstance(exc, Exception) or isinstance(exc, MechanicError):
+        return None
+    import traceback
+
+    file = fn.__code__.co_filename
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.name == fn.__name__]
+    if not frames and not surely:
+        return None
+    own = [f for f in frames if f.filename == file]
+    line = own[-1].lineno if own else fn.__code__.co_firstlineno
+    reason = " ".join(str(exc).split()) or "(no message)"
+    if len(reason) > 240:
+        reason = reason[:237] + "..."
+    return MechanicError(
+        f"{fn.__qualname__} ({file}, line {line}): the rule raised {type(exc).__name__}: {reason}"
+    )
+
+
 def run_driver(fn: Any, compiled: Compiled, name: str, *args: Any) -> Any:
     """Call driver ``name`` of ``compiled`` (its first call compiles it, and the time is
     added to ``compiled.seconds``); a Numba failure is reported as one line, after one
@@ -338,6 +367,11 @@ def run_driver(fn: Any, compiled: Compiled, name: str, *args: Any) -> Any:
             return getattr(compiled.kernels, name)(*args)
         except NumbaError as exc:
             raise MechanicError(_one_line(fn, exc)) from None
+    except Exception as exc:
+        own = raised_by_rule(fn, exc, surely=not isinstance(exc, (NumbaError, MechanicError)))
+        if own is None:
+            raise
+        raise own from None
     finally:
         driver = getattr(compiled.kernels, name)
         if not getattr(driver, "_critlab_timed", False) and driver.signatures:

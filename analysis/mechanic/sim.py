@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from critlab.analysis.mechanic.compile import MechanicError, run_driver
+from critlab.analysis.dice.notation import parse
+from critlab.analysis.mechanic.compile import MechanicError, raised_by_rule, run_driver
 from critlab.analysis.mechanic.exact import ExactTooLarge
 from critlab.analysis.mechanic.pools import places
-from critlab.analysis.dice.notation import parse
 from critlab.analysis.results import SimResult
 from critlab.analysis.run import RunOptions, assemble
 from critlab.analysis.spec import Spec
@@ -118,6 +118,19 @@ def simulate_run(mechanic: Any, spec: Spec, options: RunOptions) -> SimResult:
 
     block = MechanicBlock(mechanic, layout.array, args)
     desc = rule.fn.__name__
-    return assemble(
-        layout, block, options, desc=desc, metrics=metrics, exact=ex, system=rule.name, params=spec.params()
-    )
+    try:
+        return assemble(
+            layout,
+            block,
+            options,
+            desc=desc,
+            metrics=metrics,
+            exact=ex,
+            system=rule.name,
+            params=spec.params(),
+        )
+    except Exception as exc:  # the rule's own error, raised in a block: one line, file and line
+        own = raised_by_rule(rule.fn, exc)
+        if own is None:
+            raise
+        raise own from None

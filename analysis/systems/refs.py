@@ -13,8 +13,10 @@ stands for (a mechanic returns itself). So this module knows nothing of how a me
 is declared or compiled, and nothing in ``systems/`` imports ``mechanic/``.
 
 A file is loaded as its own module (its folder first on ``sys.path`` while it runs, as
-for a script); a module is imported, from the current folder too (as ``python -m``
-would). Systems registered in this process are found by name without loading anything.
+for a script); a module is imported from the installed packages, never from the current
+folder (a file there is named as a file, ``./rules.py:f``). Either way the reference
+runs that code: name only files and modules you trust. Systems registered in this
+process are found by name without loading anything.
 
 >>> told(object()) is None
 True
@@ -107,7 +109,8 @@ def _split(ref: str) -> tuple[str, str]:
 
 
 def _is_file(target: str) -> bool:
-    return target.endswith(".py") or "/" in target or os.sep in target
+    # a file that exists under the name is one (rules.txt:f), not a module to import
+    return target.endswith(".py") or "/" in target or os.sep in target or Path(target).is_file()
 
 
 def _load_file(target: str, path: Path | None = None) -> Any:
@@ -115,6 +118,8 @@ def _load_file(target: str, path: Path | None = None) -> Any:
     path = Path(target) if path is None else path
     if not path.is_file():
         raise ValueError(f"no file {target} (a mechanic reference is path/to/rules.py:function)")
+    if path.suffix != ".py":
+        raise ValueError(f"{target}: a mechanic file is Python source, its name ending in .py (rules.py:f)")
     key = f"{target}\0{path.resolve()}"
     module_name = "critlab_mechanic_" + hashlib.sha1(key.encode()).hexdigest()[:12]
     stamp = _stamp(path)
@@ -145,17 +150,22 @@ def _load_file(target: str, path: Path | None = None) -> Any:
 
 
 def _import(target: str) -> Any:
+    """Import module ``target`` from the installed packages, never from the current
+    folder: a module reference runs that module's code, and a folder someone else filled
+    (a checkout, a download) must not decide what runs. A file there is named as a file
+    (``./rules.py:f``). ``python -m`` and an interactive session put the current folder
+    on ``sys.path``; it is left out while the module is found."""
+    cwd = os.getcwd()
+    kept = sys.path[:]
+    sys.path[:] = [p for p in kept if os.path.abspath(p or ".") != cwd]
     try:
         return importlib.import_module(target)
     except ModuleNotFoundError as exc:
-        top = target.partition(".")[0]
-        if exc.name != top or os.getcwd() in sys.path:
-            raise ValueError(f"cannot import {target}: {exc}") from None
-    sys.path.insert(0, os.getcwd())  # as python -m does
-    try:
-        return importlib.import_module(target)
-    except ModuleNotFoundError as exc:
-        raise ValueError(f"cannot import {target}: {exc}") from None
+        local = Path(*target.split(".")).with_suffix(".py")
+        hint = f"; to run ./{local} from this folder, name the file: ./{local}:..." if local.is_file() else ""
+        raise ValueError(f"cannot import {target}: {exc}{hint}") from None
+    finally:
+        sys.path[:] = kept
 
 
 def resolve(ref: str, folder: str | Path | None = None) -> Any:

@@ -1,0 +1,101 @@
+"""A designer's mechanic that fails is one line naming its file and line (exit 2), never a
+traceback with exit 1 (which CI reads as "a balance check failed"); a mechanic is found
+only where its reference names it."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+
+import pytest
+
+from critlab.analysis.cli.main import main
+
+RULES = """
+from critlab.analysis.mechanic import Int, mechanic, param
+
+PARAMS = {{"t": param(3, Int(1, 6), "threshold")}}
+DECL = dict(labels=("lo", "hi"), values=(), params=PARAMS, inputs={{"d": "1d6"}})
+
+
+@mechanic(**DECL)
+def breaks(d, *, t):
+    if d == 6:
+        raise RuntimeError("the rule broke {tag}")
+    return ("hi" if d >= t else "lo"),
+
+
+@mechanic(**DECL)
+def asserts(d, *, t):
+    assert d < 6, "no six {tag}"
+    return ("hi" if d >= t else "lo"),
+"""
+
+
+@pytest.fixture(scope="module")
+def rules(tmp_path_factory) -> Path:
+    # A tag of its own, so that the compiled rules are this file's and not a cache entry of
+    # the same source elsewhere.
+    path = tmp_path_factory.mktemp("mechanics") / "rules.py"
+    path.write_text(textwrap.dedent(RULES.format(tag=uuid.uuid4().hex)))
+    return path
+
+
+def _line_of(path: Path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+@pytest.mark.parametrize(
+    ("rule", "raised", "statement"),
+    [
+        ("breaks", "RuntimeError: the rule broke", "raise RuntimeError"),
+        ("asserts", "AssertionError: no six", "assert d"),
+    ],
+)
+@pytest.mark.parametrize("command", ["exact", "simulate"])
+def test_a_rule_that_raises_is_one_line_naming_its_file_and_line(
+    rules, rule, raised, statement, command, capsys
+):
+    extra = ["--trials", "1000", "--seed", "1", "--no-progress"] if command == "simulate" else []
+    assert main([command, f"{rules}:{rule}", *extra]) == 2
+    captured = capsys.readouterr()
+    err = captured.err
+    assert err.count("\n") == 1 and "Traceback" not in err and captured.out == "", err
+    assert f"{rule} ({rules}, line {_line_of(rules, statement)}): the rule raised {raised}" in err, err
+
+
+def test_the_python_api_raises_one_line_too(rules):
+    import critlab
+
+    system = critlab.get_system(f"{rules}:breaks")
+    with pytest.raises(ValueError, match=r"^breaks \(.*rules\.py, line \d+\): the rule raised RuntimeError"):
+        system.exact(system.make_spec())
+
+
+def test_a_mechanic_file_not_ending_in_py_is_one_line(rules, tmp_path, capsys):
+    other = tmp_path / "rules.txt"
+    other.write_text(rules.read_text())
+    assert main(["exact", f"{other}:breaks"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "rules.txt: a mechanic file is Python source" in err, err
+
+
+def test_a_module_reference_is_never_imported_from_the_current_folder(tmp_path, monkeypatch, capsys):
+    marker = tmp_path / "ran"
+    (tmp_path / "localrules.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))  # as python -m and a notebook put it there
+    monkeypatch.setattr(sys, "path", ["", *sys.path])
+    assert main(["exact", "localrules:rule"]) == 2
+    err = capsys.readouterr().err
+    assert not marker.exists(), "the module in the current folder ran"
+    assert err.count("\n") == 1 and "cannot import localrules" in err and "./localrules.py:" in err, err
+    assert "localrules" not in sys.modules
+
+
+def test_the_same_file_named_as_a_file_is_loaded(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(Path(__file__).parent.parent)
+    assert main(["exact", "notebooks/examples/savage_worlds.py:trait_roll", "--trait", "8", "--json"]) == 0
+    assert '"failure": 0.1875' in capsys.readouterr().out
