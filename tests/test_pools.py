@@ -80,6 +80,31 @@ def test_a_pool_die_rerolls_as_the_notation_says():
         assert got[o] == pytest.approx(q / expected.denominator(), rel=1e-13)
 
 
+@mechanic(
+    labels=("low", "high"),
+    values=("fate", "clamped", "exploded"),
+    inputs={"fudge": pool("4dF"), "floor": pool("2d6mi3"), "boom": pool("3d6!")},
+)
+def faces_of_the_notation(fudge, floor, boom):
+    total = fudge[0] + fudge[1] + fudge[2] + fudge[3]
+    return ("high" if total > 0 else "low"), total, floor[0] + floor[1], boom[0] + boom[1] + boom[2]
+
+
+def test_pool_dice_take_the_notations_faces_clamps_and_explosions():
+    r = faces_of_the_notation.exact(faces_of_the_notation.make_spec())
+    fate = r.distributions["fate"]
+    assert fate.to_dict()[0] == pytest.approx(19 / 81, abs=TOL) and fate.to_dict()[4] == pytest.approx(
+        1 / 81, abs=TOL
+    )
+    assert r.metrics["mean_clamped"] == pytest.approx(8.0, abs=1e-9)  # 2d6mi3: 2 * (3 * 3 + 4 + 5 + 6) / 6
+    assert r.metrics["mean_exploded"] == pytest.approx(3 * 4.2, abs=1e-9)  # 1d6! is 4.2
+    assert 0 < r.metrics["tail"] < 1e-12  # the explosions' cut-off, reported
+    sim = faces_of_the_notation.simulate(
+        faces_of_the_notation.make_spec(), trials=300_000, seed=3, progress=False
+    )
+    assert validate(r, sim).passed
+
+
 # -- Shadowrun: hits and glitches ---------------------------------------------------------
 def shadowrun_closed_form(dice: int, threshold: int) -> dict[str, Fraction]:
     """Each d6 is a hit (5-6, 1/3), a one (1/6) or neither (1/2)."""

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from critlab.analysis.dice.notation import KEEP_ALL, parse
+from critlab.analysis.dice.notation import KEEP_ALL, parse, parse_die
 from critlab.analysis.dist import TAIL_EPS
 from critlab.kernels import mechanic as km
 
@@ -74,8 +74,11 @@ class Pool:
                 "keep and count them in the rule"
             )
         die = f"1d{rest.strip()}"
-        expr = parse(die)  # the notation's own reading of one die (a ValueError names it)
-        if not _one_die(expr):
+        try:
+            term = parse_die(die)  # the notation's own reading of one die term
+        except ValueError as exc:
+            raise ValueError(f"pool {filled!r}: {exc}") from None
+        if not _one_die(term):
             raise ValueError(
                 f"pool {filled!r}: a pool is its dice, each as the notation rolls one die; "
                 "keep and count them in the rule"
@@ -83,12 +86,9 @@ class Pool:
         return n, die
 
 
-def _one_die(expr: Any) -> bool:
-    """Whether ``expr`` is one die on its own: no keep, count, scale, comparison, separate
-    exploded dice or constant (the fields read with defaults, as the notation grows)."""
-    term = expr.terms[0] if len(expr.terms) == 1 else None
-    if term is None or expr.constant or getattr(expr, "compare", None) is not None:
-        return False
+def _one_die(term: Any) -> bool:
+    """Whether the dice term ``term`` is one die on its own: no keep, count, scale or
+    separate exploded dice (the fields read with defaults, as the notation grows)."""
     across = (
         getattr(term, "count", 1) != 1,
         getattr(term, "keep_mode", KEEP_ALL) != KEEP_ALL,
