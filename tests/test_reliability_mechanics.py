@@ -99,3 +99,43 @@ def test_the_same_file_named_as_a_file_is_loaded(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(Path(__file__).parent.parent)
     assert main(["exact", "notebooks/examples/savage_worlds.py:trait_roll", "--trait", "8", "--json"]) == 0
     assert '"failure": 0.1875' in capsys.readouterr().out
+
+
+RANDOM_RULES = {
+    "np.random.randint(1, 7)": "import numpy as np",
+    "random.randint(1, 6)": "import random",
+    "ri(1, 6)": "from random import randint as ri",
+    "rng.integers(1, 7)": "import numpy as np\nrng = np.random.default_rng(1)",
+}
+
+
+@pytest.mark.parametrize("call", list(RANDOM_RULES))
+def test_a_rule_that_draws_its_own_random_numbers_is_refused_when_declared(call, tmp_path, capsys):
+    path = tmp_path / "own_random.py"
+    path.write_text(
+        f"{RANDOM_RULES[call]}\n"
+        "from critlab.analysis.mechanic import mechanic\n\n\n"
+        '@mechanic(labels=("lo", "hi"), inputs={"d": "1d6"})\n'
+        "def rule(d):\n"
+        f"    x = {call}\n"
+        '    return ("hi" if d + x > 6 else "lo"),\n'
+    )
+    assert main(["exact", f"{path}:rule"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    line = 7 + RANDOM_RULES[call].count("\n")  # the line of the call
+    assert f"rule ({path}, line {line}): the rule draws its own random numbers" in err, err
+
+
+def test_a_local_name_random_is_no_generator(tmp_path, capsys):
+    path = tmp_path / "named_random.py"
+    path.write_text(
+        "import random\n"
+        "from critlab.analysis.mechanic import mechanic\n\n\n"
+        '@mechanic(labels=("lo", "hi"), inputs={"d": "1d6"})\n'
+        "def rule(d):\n"
+        "    random = d * 2\n"
+        '    return ("hi" if random > 6 else "lo"),\n'
+    )
+    assert main(["exact", f"{path}:rule", "--json"]) == 0
+    assert '"hi": 0.5' in capsys.readouterr().out

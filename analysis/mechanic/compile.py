@@ -142,6 +142,46 @@ def _check_signature(fn: Any, node: ast.FunctionDef, inputs: Sequence[str], para
             raise MechanicError(f"{_where(fn, node)}: input {name!r} is declared but not an argument")
 
 
+# Modules whose functions draw random numbers: a rule that calls one is not a function of
+# its inputs, so its "exact" answer would be one random draw and its simulation unseeded.
+_RANDOM_MODULES = ("random", "secrets", "numpy.random")
+
+
+def _random_source(obj: Any) -> bool:
+    """A random module, one of its functions, or a generator (``np.random.default_rng()``)."""
+    names = [obj.__name__] if inspect.ismodule(obj) else [getattr(obj, "__module__", None)]
+    names.append(type(obj).__module__)
+    return any(
+        isinstance(name, str) and any(name == m or name.startswith(m + ".") for m in _RANDOM_MODULES)
+        for name in names
+    )
+
+
+def _check_no_random(fn: Any, node: ast.FunctionDef) -> None:
+    """Refuse, when the mechanic is declared, a rule that names a random generator of its
+    own (``random.randint``, ``np.random.integers``, a ``from random import`` name): the
+    rule's dice are its declared inputs."""
+    local = {x.arg for x in ast.walk(node.args) if isinstance(x, ast.arg)}
+    local |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+    def resolve(n: ast.AST) -> Any:
+        if isinstance(n, ast.Name):
+            return None if n.id in local else fn.__globals__.get(n.id)
+        if isinstance(n, ast.Attribute):
+            base = resolve(n.value)
+            return getattr(base, n.attr, None) if inspect.ismodule(base) else None
+        return None
+
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name | ast.Attribute):
+            obj = resolve(sub)
+            if obj is not None and _random_source(obj):
+                raise MechanicError(
+                    f"{_where(fn, sub)}: the rule draws its own random numbers ({ast.unparse(sub)}); "
+                    "declare its dice as inputs, which the exact walk enumerates and the simulation rolls"
+                )
+
+
 class _Rewrite(ast.NodeTransformer):
     """Input reads to ``read(mem, i)``; label strings in return statements to indices."""
 
@@ -217,6 +257,7 @@ def rewrite(
     """
     node = _source_tree(fn)
     _check_signature(fn, node, inputs, params)
+    _check_no_random(fn, node)
     takes = {x.arg for x in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
     node.decorator_list = []
     node.returns = None
