@@ -34,6 +34,7 @@ from typing import Any
 
 from critlab.analysis.design.quantity import Quantity, QuantityError, fight_params_of, snake, split_fight, within
 from critlab.analysis.report.doc import Heading, Paragraph, Table
+from critlab.analysis.report.words import words
 from critlab.analysis.report.reading import ConfigError, Reader, build_spec, check_param, shown
 from critlab.analysis.spec import Spec, SpecError
 from critlab.analysis.systems import MODULES, registry
@@ -200,7 +201,7 @@ def checks_blocks(results: list[dict[str, Any]]) -> list:
         [
             r["name"],
             r["system"],
-            r["quantity"],
+            words(r["quantity"]),  # hit+critical_hit -> "hit or critical hit"
             _number(r["value"]),
             "–" if r["min"] is None else f"{r['min']:g}",
             "–" if r["max"] is None else f"{r['max']:g}",
