@@ -68,9 +68,11 @@ POOLS = WIDTHS + MAX_INPUTS
 MAX_POOL_DICE = 512
 MEM_SIZE = POOLS + MAX_POOL_DICE
 
-# The generated drivers' jit options: critlab.kernels.jit's; the disk cache is keyed
-# per mechanic (cache_in), not per file.
-_OPTIONS = {"error_model": "numpy", "nogil": True}
+# The generated drivers' jit options: critlab.kernels.jit's, and bounds checks on: a rule
+# is a designer's code, and one that indexes past the end of a pool must raise IndexError
+# (one line naming its file and line), not read whatever memory holds. The disk cache is
+# keyed per mechanic (cache_in), not per file; this file's text is part of the key.
+_OPTIONS = {"error_model": "numpy", "nogil": True, "boundscheck": True}
 # The module the generated functions claim as theirs: Numba imports it again when it
 # loads them from the cache (any importable module would do).
 _HOME = __name__

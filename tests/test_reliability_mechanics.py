@@ -139,3 +139,20 @@ def test_a_local_name_random_is_no_generator(tmp_path, capsys):
     )
     assert main(["exact", f"{path}:rule", "--json"]) == 0
     assert '"hi": 0.5' in capsys.readouterr().out
+
+
+def test_a_rule_reading_past_the_end_of_a_pool_raises_instead_of_reading_memory(tmp_path, capsys):
+    path = tmp_path / "past_the_end.py"
+    path.write_text(
+        "from critlab.analysis.mechanic import Int, mechanic, param, pool\n\n\n"
+        '@mechanic(labels=("lo", "hi"), params={"k": param(5, Int(0, 10), "which die")},\n'
+        '          inputs={"rolled": pool("3d6")})\n'
+        "def rule(rolled, *, k):\n"
+        '    return ("hi" if rolled[k] > 3 else "lo"),\n'
+    )
+    assert main(["exact", f"{path}:rule", "--k", "2", "--json"]) == 0  # the third die: in the pool
+    capsys.readouterr()
+    for command in (["exact"], ["simulate", "--trials", "1000", "--seed", "1", "--no-progress"]):
+        assert main([command[0], f"{path}:rule", *command[1:]]) == 2  # k = 5: past the 3 dice
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "the rule raised IndexError: index is out of bounds" in err, err

@@ -356,7 +356,7 @@ def compile_rule(
         raise MechanicError(_one_line(fn, exc)) from None
     ret = rule.overloads[rule.signatures[-1]].signature.return_type
     returns_tuple = _returns(fn, ret, len(value_names), value_names)
-    inlined = njit(error_model="numpy", nogil=True, inline="always")(namespace[fn.__name__])
+    inlined = njit(error_model="numpy", nogil=True, boundscheck=True, inline="always")(namespace[fn.__name__])
     seconds = time.perf_counter() - start
     return Compiled(rule, inlined, returns_tuple, len(params), len(value_names), seconds, cache=cache)
 
