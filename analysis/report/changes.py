@@ -97,9 +97,7 @@ def _sweep_sentence(system: str, q: str, rows: list[dict[str, Any]], say: Words,
     return f"{what} {verb} at {points}, by {span}{where}"
 
 
-def _validation_sentence(
-    system: str, kind: str, q: str, row: dict[str, Any], say: Words, prob: bool
-) -> str:
+def _validation_sentence(system: str, kind: str, q: str, row: dict[str, Any], say: Words, prob: bool) -> str:
     a, b = row["baseline"], row["current"]
     what = f"the {kind} {say(system, q)}"
     if kind == "exact":

@@ -32,10 +32,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from critlab.analysis.design.quantity import Quantity, QuantityError, fight_params_of, snake, split_fight, within
+from critlab.analysis.design.quantity import (
+    Quantity,
+    QuantityError,
+    fight_params_of,
+    snake,
+    split_fight,
+    within,
+)
 from critlab.analysis.report.doc import Heading, Paragraph, Table
-from critlab.analysis.report.words import words
 from critlab.analysis.report.reading import ConfigError, Reader, build_spec, check_param, shown
+from critlab.analysis.report.words import words
 from critlab.analysis.spec import Spec, SpecError
 from critlab.analysis.systems import MODULES, registry
 
