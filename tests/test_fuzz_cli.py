@@ -58,9 +58,9 @@ def bounded_memory():
     assert after - before < PEAK_GROWTH_BYTES, f"peak memory grew by {(after - before) / 2**20:.0f} MiB"
 
 
-def check_cli(argv: list[str], capsys) -> int:
+def check_cli(argv: list[str], capsys, seconds: float = CASE_SECONDS) -> int:
     """Run the command line in-process and hold it to the contract."""
-    with watchdog():
+    with watchdog(seconds):
         status = cli.main(argv)
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err, captured.err
@@ -233,3 +233,168 @@ def test_config_text(tmp_path_factory, text):
             load_config(path)
     except ConfigError as exc:
         assert "\n" not in str(exc).rstrip() or "not valid TOML" in str(exc)
+
+
+# -- designer tools: tune, sensitivity --------------------------------------------------------
+VARY = st.one_of(
+    st.builds(lambda n, lo, hi: f"{n}={lo}..{hi}",
+              st.sampled_from(["target_ac", "thac0", "hp", "to_hit", "nope"]),
+              st.integers(-30, 30), st.integers(-30, 40)),
+    st.sampled_from(["roll=normal,advantage", "crit_option=double,severity", "roll=sideways",
+                     "target_ac=0..10**9", "target_ac=0..99999999", "hp=1..5", "attacks_per_round=1..3",
+                     "max_rounds=1..4", "target_ac=", "=1..2", "target_ac=1..2..3", "target_ac=٣..5",
+                     "target-ac=1..3"]),
+)  # fmt: skip
+TARGET = st.sampled_from(
+    ["hit=0.5", "hit+critical_hit=0.6", "expected_damage=3", "median_rounds=4", "defeated=0.9", "crti=0.1",
+     "hit=nan", "hit=inf", "hit=1e400", "hit=", "=0.5", "hit=0.5=1"]
+)  # fmt: skip
+FIGHT_FLAGS = st.lists(
+    st.sampled_from([["--hp", "30"], ["--hp", "0"], ["--attacks-per-round", "2"], ["--max-rounds", "3"],
+                     ["--attacks-per-round", "101"], ["--max-rounds", "0"], ["--hp", "10000000"]]),
+    max_size=2,
+)  # fmt: skip
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(
+    vary=st.lists(VARY, min_size=0, max_size=2),
+    target=TARGET,
+    fight=FIGHT_FLAGS,
+    top=st.sampled_from([[], ["--top", "3"], ["--top", "0"]]),
+)
+def test_tune(capsys, bounded_memory, vary, target, fight, top):
+    argv = ["tune", "thac0", "--thac0", "15", "--target-ac", "5"]
+    for v in vary:
+        argv += ["--vary", v]
+    argv += ["--target", target, *(x for pair in fight for x in pair), *top, "--json"]
+    check_cli(argv, capsys)
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data(), fight=FIGHT_FLAGS)
+def test_sensitivity(capsys, bounded_memory, data, fight):
+    name = data.draw(st.sampled_from(["thac0", "crit-range"]), label="system")
+    base, flags = _system_case(name)
+    flag = data.draw(st.sampled_from(flags), label="flag")
+    value = data.draw(VALUE_TEXT, label="value").replace("\x00", "?")
+    check_cli(
+        ["sensitivity", name, *base, flag, value, *(x for pair in fight for x in pair), "--json"], capsys
+    )
+
+
+# -- fights -----------------------------------------------------------------------------------
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(
+    hp=st.one_of(st.integers(-5, 300), st.sampled_from([1000, 10**6, 10**6 + 1, 10**9])),
+    attacks=st.one_of(st.integers(-1, 8), st.sampled_from([100, 101])),
+    rounds=st.one_of(st.integers(-1, 50), st.sampled_from([10**6, 10**6 + 1])),
+    damage=st.sampled_from(["1d8", "2d6+1", "1d6!", "20d100", "0", "1d1", "-1d4+3", "1d4-5", "3d6kh1"]),
+    system=st.sampled_from([["thac0", "--thac0", "15", "--target-ac", "5"],
+                            ["crit-range", "--attack-bonus", "5", "--evasion", "15"],
+                            ["thac0", "--thac0", "20", "--target-ac", "-10"]]),
+)  # fmt: skip
+def test_fight(capsys, bounded_memory, hp, attacks, rounds, damage, system):
+    argv = [
+        "fight",
+        *system,
+        "--hp",
+        str(hp),
+        "--attacks-per-round",
+        str(attacks),
+        "--max-rounds",
+        str(rounds),
+    ]
+    if check_cli([*argv, "--damage", damage, "--json"], capsys) == 0:
+        pass  # the JSON's probabilities are checked below, from the same call's result
+    else:
+        return
+    import critlab
+
+    spec_system = critlab.get_system(system[0])
+    params = {system[i][2:].replace("-", "_"): int(system[i + 1]) for i in range(1, len(system), 2)}
+    r = critlab.fight(spec_system.make_spec(**params, damage=damage), hp=hp, attacks_per_round=attacks,
+                      max_rounds=rounds)  # fmt: skip
+    assert all(0.0 <= p <= 1.0 for p in r.outcomes.values()), r.outcomes
+    assert abs(sum(r.outcomes.values()) - 1.0) <= 1e-12
+
+
+# -- own mechanics ----------------------------------------------------------------------------
+MECHANIC_BODIES = [
+    'return ("hi" if d >= t else "lo"),',
+    'raise RuntimeError("broken")',
+    'assert d < 0, "never"',
+    'raise ValueError("a value")',
+    "return 7,",
+    'return "nope",',
+    "x = (1, 2, 3)\n    return x[d],",
+    "return (d // (t - t)),",
+    'return random.choice(("hi", "lo")),',
+    'while d > 0:\n        d = d - 1\n    return "lo",',
+]
+MECHANIC_SECONDS = 180
+MECHANIC = """import random
+
+from critlab.analysis.mechanic import Int, mechanic, param
+
+
+@mechanic(labels=("lo", "hi"), params={{"t": param(3, Int(1, 6), "threshold")}}, inputs={{"d": "1d6"}})
+def rule(d, *, t):
+    {body}
+"""
+
+
+@settings(max_examples=12, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(
+    body=st.sampled_from(MECHANIC_BODIES),
+    command=st.sampled_from([["exact"], ["simulate", "--trials", "2000", "--seed", "1", "--no-progress"]]),
+    suffix=st.sampled_from([".py", ".py", ".txt", ""]),
+    t=st.sampled_from([[], ["--t", "0"], ["--t", "4"], ["--t", "x"]]),
+)
+def test_mechanics(tmp_path_factory, capsys, bounded_memory, body, command, suffix, t):
+    folder = tmp_path_factory.mktemp("mechanic")
+    path = folder / f"rules{suffix}"
+    path.write_text(MECHANIC.format(body=body))
+    argv = [command[0], f"{path}:rule", *command[1:], *t] + (["--json"] if command[0] == "exact" else [])
+    check_cli(argv, capsys, seconds=MECHANIC_SECONDS)  # a new rule compiles first: tens of seconds
+
+
+# -- baselines --------------------------------------------------------------------------------
+JSON_LEAF = st.one_of(
+    st.none(), st.booleans(), st.integers(-(10**30), 10**30), st.floats(allow_nan=False), st.text(max_size=6)
+)
+JSON_TREE = st.recursive(
+    JSON_LEAF,
+    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=4), kids, max_size=3),
+    max_leaves=12,
+)  # fmt: skip
+
+
+@st.composite
+def baselines(draw) -> str:
+    kind = draw(st.sampled_from(["summary", "tree", "deep", "text"]))
+    if kind == "summary":
+        metrics = draw(st.dictionaries(st.text(max_size=6), JSON_TREE, max_size=4))
+        return json.dumps({"format": "critlab-report-summary/1", "metrics": metrics})
+    if kind == "tree":
+        return json.dumps(draw(JSON_TREE))
+    if kind == "deep":
+        depth = draw(st.sampled_from([31, 33, 1000, 100_000]))
+        return "[" * depth + "]" * depth
+    return draw(st.text(max_size=40))
+
+
+@FUZZ
+@given(text=baselines())
+def test_baselines(tmp_path_factory, bounded_memory, text):
+    from critlab.analysis.report.compare import load_baseline
+
+    path = tmp_path_factory.mktemp("baseline") / "summary.json"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    try:
+        with watchdog():
+            data = load_baseline(path)
+    except ConfigError as exc:
+        assert "\n" not in str(exc) and str(exc).startswith(str(path)), str(exc)
+        return
+    assert isinstance(data, dict) and isinstance(data["metrics"], dict)
