@@ -126,3 +126,20 @@ def test_a_dask_peer_silent_after_its_header_is_refused_in_time(silent_peer, cap
     err = capsys.readouterr().err
     assert err.startswith("critlab: error: no Dask scheduler at") and "handshake" in err
     assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupt_while_the_kernels_compile_ends_the_run(signum, tmp_path):
+    # An empty Numba cache: the first block compiles the kernel (many seconds), in the
+    # main thread, where the interrupt lands; a worker thread compiling would hold the
+    # run until its compile ended.
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "critlab", "simulate", "thac0", "--thac0", "10", "--target-ac", "0",
+         "--trials", "100000000", "--seed", "1", "--threads", "2", "--no-progress", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=env,
+    )  # fmt: skip
+    time.sleep(3.0)  # imported and compiling
+    out, err, took = _stop(proc, signum, within=60)
+    assert (proc.returncode, err, out) == (130, "critlab: interrupted\n", ""), err[-2000:]
+    assert took < 5
