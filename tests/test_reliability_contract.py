@@ -140,3 +140,28 @@ def test_the_same_round_fits_with_fewer_attacks():
     spec = THAC0.make_spec(thac0=15, target_ac=5, damage="20d10")
     r = critlab.fight(spec, hp=500, attacks_per_round=10)
     assert 0.999 < r.outcomes["defeated"] <= 1.0
+
+
+# -- configuration text in the report's README.md ---------------------------------------------
+EVIL = ["</details><script>x()</script>", "[a](javascript:alert(1))", "![i](javascript:x)", "# heading\n- list"]
+
+
+@pytest.mark.parametrize("evil", EVIL)
+def test_configuration_text_is_inert_markdown_in_every_block(evil):
+    from critlab.analysis.report.doc import Details, Document, Figure, Heading, Paragraph, Table
+    from critlab.analysis.report.markdown import render
+
+    doc = Document(
+        evil,
+        [
+            Heading(2, evil, "a"),
+            Paragraph(evil),
+            Paragraph(evil, "warn"),
+            Details(evil, [Paragraph(evil), Table([evil, "p"], [[evil, "0.5"]], caption=evil)]),
+            Figure("figures/a.png", b"", evil, alt=evil),
+        ],
+    )
+    readme = render(doc)
+    assert readme.count("</details>") == 1 and readme.count("<details>") == 1  # only the block's own
+    assert "<script>" not in readme and "](javascript:" not in readme.replace("\\](javascript:", "")
+    assert "\n# heading" not in readme and "\n- list" not in readme

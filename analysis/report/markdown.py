@@ -96,7 +96,9 @@ def _block(doc: Document, b) -> str:
         return _table(b) + (f"\n\n[Full table (CSV)]({b.csv})" if b.csv else "")
     if isinstance(b, Details):  # GitHub renders <details>; the blank lines keep Markdown inside it
         inner = "\n\n".join(_block(doc, x) for x in b.blocks)
-        return f"<details><summary>{escape(' '.join(b.summary.split()))}</summary>\n\n{inner}\n\n</details>"
+        # HTML-escaped, and brackets as entities: no renderer can read a link in it
+        summary = escape(" ".join(b.summary.split())).replace("[", "&#91;").replace("]", "&#93;")
+        return f"<details><summary>{summary}</summary>\n\n{inner}\n\n</details>"
     if isinstance(b, Findings):
         return "\n".join(f"- {text(t)} ([→ section](#{a}))" for t, a in b.items)
     if isinstance(b, Contents):
