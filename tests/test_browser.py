@@ -1,5 +1,7 @@
-"""The report's page in a real browser: headless Chromium (from the system's packages)
-loads index.html with no console message and no request leaving the file.
+"""The reports in a real browser: headless Chromium (from the system's packages) loads
+the default and the designer report with no console message and no request leaving the
+file, and lays each out at a desktop's 1280 px and a phone's 390 px without sideways
+scrolling (tables scroll inside their box, every figure links to its full-size image).
 
 Chromium's own background traffic (update checks and the like) is told apart from the
 page's by the network log: a request the page makes carries the file's origin in its
@@ -18,49 +20,48 @@ from pathlib import Path
 import pytest
 
 from critlab.analysis.report import build_report
+from critlab.analysis.report.config import DEFAULT_CONFIG
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="headless Chromium is not installed (apt-get install chromium)"
 )
 
-CONFIG = """
-[report]
-name = "browser"
-title = "Browser check"
-trials = 20_000
-batches = 4
-seed = 5
+ROOT = Path(__file__).resolve().parents[1]
+REPORTS = {"default": DEFAULT_CONFIG, "designer": ROOT / "reports" / "examples" / "designer.toml"}
+PHONE, DESKTOP = 390, 1280  # CSS pixels
 
-[systems.thac0]
-params = { thac0 = 15, target_ac = 5 }
-
-[[systems.thac0.sections]]
-kind = "metric_by"
-id = "by-ac"
-grid = { target_ac = [0, 5, 10], thac0 = [15, 10] }
-metrics = ["expected_damage"]
-headline = true
-
-[[systems.thac0.sections]]
-kind = "outcomes_by"
-id = "outcomes"
-grid = { target_ac = [0, 5] }
-
-[[systems.thac0.sections]]
-kind = "validation"
-id = "check"
-"""
+# Injected into a copy of a report (the report itself has no script): open every
+# collapsed part, then say how wide the page is and what sticks out beyond the viewport.
+# Inside a table's scrolling box a wide table is fine; the box itself must fit.
+MEASURE = """<script>
+window.addEventListener('load', () => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const root = document.documentElement, width = root.clientWidth;
+  const over = [...document.querySelectorAll('body *')]
+    .filter(e => !e.closest('.scroll') || e.classList.contains('scroll'))
+    .filter(e => e.getBoundingClientRect().right > width + 0.5)
+    .map(e => e.tagName.toLowerCase() + (e.className ? '.' + e.className : '')
+         + ' to ' + Math.round(e.getBoundingClientRect().right) + ' px');
+  const figures = [...document.querySelectorAll('figure img')].map(img => ({
+    shown: img.clientWidth, natural: img.naturalWidth,
+    link: img.closest('a') ? img.closest('a').getAttribute('href') : null}));
+  const said = JSON.stringify({inner: window.innerWidth, width, scroll: root.scrollWidth, over, figures});
+  if (window.parent !== window) { window.parent.postMessage(said, '*'); }
+  else { document.body.setAttribute('data-measure', said); }
+});
+</script>"""
 
 
-def load(page: Path, tmp: Path) -> tuple[str, list[str], list[str]]:
+def load(page: Path, tmp: Path, window: str = "1280,900") -> tuple[str, list[str], list[str]]:
     """Load ``page`` headless: (the DOM after load, console lines, URLs the page requested)."""
     net = tmp / "net.json"
     cmd = [
         CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run",
         f"--user-data-dir={tmp / 'profile'}",
-        "--enable-logging=stderr", "--v=0", f"--log-net-log={net}", "--virtual-time-budget=3000",
+        "--enable-logging=stderr", "--v=0", f"--log-net-log={net}", "--virtual-time-budget=5000",
+        f"--window-size={window}",
         "--dump-dom", page.resolve().as_uri(),
     ]  # fmt: skip
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
@@ -84,12 +85,36 @@ def leaving(urls: list[str]) -> list[str]:
     return [u for u in urls if not u.startswith(("file:", "data:"))]
 
 
-@pytest.fixture(scope="module")
-def page(tmp_path_factory) -> Path:
-    tmp = tmp_path_factory.mktemp("browser")
-    config = tmp / "browser.toml"
-    config.write_text(CONFIG, encoding="utf-8")
-    return build_report(config, out=tmp / "out", progress=False).out / "index.html"
+@pytest.fixture(scope="module", params=sorted(REPORTS))
+def page(request, tmp_path_factory) -> Path:
+    """One small-trial build of each shipped report; its index.html."""
+    tmp = tmp_path_factory.mktemp(request.param)
+    return (
+        build_report(REPORTS[request.param], out=tmp / "out", trials=2_000, progress=False).out / "index.html"
+    )
+
+
+def measure(page: Path, width: int, tmp: Path) -> dict:
+    """The page's layout at ``width`` CSS pixels. Headless Chromium's window is at least
+    500 px wide, so a phone's width is a frame of that width inside a host page."""
+    probe = page.with_name("measured.html")
+    probe.write_text(
+        page.read_text(encoding="utf-8").replace("</body>", MEASURE + "</body>"), encoding="utf-8"
+    )
+    host = page.with_name("host.html")
+    host.write_text(
+        '<!DOCTYPE html><html><body style="margin:0"><pre id="out"></pre>'
+        f'<iframe src="{probe.name}" style="width:{width}px;height:844px;border:0"></iframe>'
+        "<script>addEventListener('message', e => { document.getElementById('out').textContent = e.data; });"
+        "</script></body></html>",
+        encoding="utf-8",
+    )
+    dom, _, _ = load(host, tmp, window=f"{max(width, 800)},900")
+    found = re.search(r'<pre id="out">(.*?)</pre>', dom, re.S)
+    assert found and found.group(1), "the page did not report its layout"
+    from html import unescape
+
+    return json.loads(unescape(found.group(1)))
 
 
 def test_the_report_loads_with_no_console_message_and_no_request_out(page, tmp_path):
@@ -98,9 +123,21 @@ def test_the_report_loads_with_no_console_message_and_no_request_out(page, tmp_p
     assert not re.search(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", html, re.I)
     assert "<script" not in html.lower() and "<link" not in html.lower()
     dom, console, requested = load(page, tmp_path)
-    assert "<h1>Browser check</h1>" in dom and "<details>" in dom and 'class="findings"' in dom
+    assert "<h1>" in dom and "<details>" in dom and 'class="findings"' in dom
     assert console == [], console
     assert leaving(requested) == [], requested
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+def test_the_page_fits_its_width_and_every_figure_opens_full_size(page, tmp_path, width):
+    got = measure(page, width, tmp_path)
+    assert got["inner"] == width
+    # no sideways scrolling: tables scroll inside their own box, nothing else is wider
+    assert got["scroll"] <= got["width"] and got["over"] == [], got["over"]
+    assert got["figures"]
+    for fig in got["figures"]:
+        assert fig["link"] and fig["link"].startswith("figures/") and (page.parent / fig["link"]).is_file()
+        assert fig["shown"] <= got["width"]
 
 
 def test_the_check_sees_a_console_error_and_a_request_out(tmp_path):
