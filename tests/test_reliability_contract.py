@@ -143,7 +143,12 @@ def test_the_same_round_fits_with_fewer_attacks():
 
 
 # -- configuration text in the report's README.md ---------------------------------------------
-EVIL = ["</details><script>x()</script>", "[a](javascript:alert(1))", "![i](javascript:x)", "# heading\n- list"]
+EVIL = [
+    "</details><script>x()</script>",
+    "[a](javascript:alert(1))",
+    "![i](javascript:x)",
+    "# heading\n- list",
+]
 
 
 @pytest.mark.parametrize("evil", EVIL)
