@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchmarks import encounter as encounter_bench
 from benchmarks import own_mechanics
 from benchmarks import primitive_blocks as primitives
 from benchmarks.cases import BenchCase
@@ -195,6 +196,10 @@ def main(argv: list[str] | None = None) -> int:
     mechanics = own_mechanics.measure(quick=args.quick, log=lambda m: print(m, file=sys.stderr))
     (out / "own_mechanics.json").write_text(json.dumps(mechanics, indent=2), encoding="utf-8")
     print(own_mechanics.table(mechanics))
+    # encounters: the exact chain beside a plain Python chain, encounters simulated a second
+    encounters = encounter_bench.measure(quick=args.quick, log=lambda m: print(m, file=sys.stderr))
+    (out / "encounters.json").write_text(json.dumps(encounters, indent=2), encoding="utf-8")
+    print(encounter_bench.table(encounters))
     print(f"written to {out}/bench.csv, bench.json, bench.md and own_mechanics.json")
     return 0
 

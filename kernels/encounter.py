@@ -1,0 +1,277 @@
+"""Kernel for encounters: each trial one encounter, every attack the attacker's own trial.
+
+An encounter is two sides of combatants taking turns (in a fixed order, an order rolled
+once by initiative, or simultaneously each round) until one side is down or
+``max_rounds`` rounds have been played. Before each attack the attacker's side picks a
+standing enemy (``focus``: the first in listed order; ``weakest``: the fewest hit points
+left, ties in listed order; ``random``: uniformly), and the attack is one trial of the
+attacker's system against that target, ``trial(s, args, scratch)`` of its kernel module,
+rolling die by die; its damage comes off the target's hit points.
+
+Attackers of different systems meet in one kernel: every (attacker, target) pair has a
+kind (which of the encounter's systems) and a slot in that kind's tuple of kernel
+arguments (the target's defense applied), and an attack dispatches on the kind over a
+fixed set of at most :data:`MAX_KINDS` systems. As for fights (:mod:`critlab.kernels.fight`)
+the loop is written once (:func:`_block`) and specialised by :func:`block_for` per tuple
+of systems, each ``attack_k`` bound to a system's attack; unused kinds are bound to
+:func:`no_attack` with a placeholder tuple. Each system's attack is compiled once as a
+function of its own (:func:`attack_for`) and called, not inlined: inlining several
+systems' trials into one loop compiled for many minutes. Each specialisation has its own
+name in this file, so it is cached on disk like every kernel.
+"""
+
+from __future__ import annotations
+
+import threading
+import types as pytypes
+from collections import namedtuple
+from dataclasses import dataclass
+
+import numpy as np
+
+from critlab.kernels.bins import add_counter, add_label, add_value
+from critlab.kernels.dice import local_scratch
+from critlab.kernels.fight import trial_of
+from critlab.kernels.jit import kernel
+from critlab.kernels.rng import bounded, die, local_state
+from critlab.kernels.vocab import vocabulary
+
+Outcome = vocabulary("Outcome", "a_wins b_wins draw undecided", module=__name__)
+Order = vocabulary("Order", "a_first b_first rolled simultaneous", module=__name__)
+Policy = vocabulary("Policy", "focus weakest random", module=__name__)
+Counter = vocabulary("Counter", "decided_rounds_sum attacks any_down_a any_down_b", module=__name__)
+# Histogram 0 is the rounds; histogram 1 + k is combatant k's hit points left.
+ROUNDS = 0
+MAX_KINDS = 3
+
+Args = namedtuple(
+    "Args",
+    "n n_a hp attacks initiative policy order max_rounds pair_kind pair_slot pairs0 pairs1 pairs2",
+)
+"""The block's arguments: ``n`` combatants (side a's ``n_a`` first), their ``hp``,
+``attacks`` and ``initiative`` (int64 arrays), each side's ``policy`` (an int64 array of
+two :data:`Policy` codes), the :data:`Order` code, ``max_rounds``, and per (attacker,
+target) pair (flat, ``i * n + j``) its ``pair_kind`` and its ``pair_slot`` in
+``pairs0``/``pairs1``/``pairs2``: the kernel arguments of each kind's pairs."""
+
+
+@kernel
+def no_attack(s, a, scratch):
+    """Stands for a kind an encounter does not use (never called)."""
+    return 0
+
+
+def system_trial(s, a, scratch):
+    """Stands for one system's ``trial`` in :func:`_one_attack` (bound by :func:`attack_for`)."""
+    raise NotImplementedError("bound per system by attack_for")
+
+
+def _one_attack(s, a, scratch):
+    """The damage of one attack of a system (its ``trial`` bound as ``system_trial``)."""
+    return system_trial(s, a, scratch)[1]
+
+
+def attack_0(s, a, scratch):
+    """Stands for kind 0's attack in :func:`_attack` (bound by :func:`block_for`)."""
+    raise NotImplementedError("bound per tuple of systems by block_for")
+
+
+attack_1 = attack_2 = attack_0
+
+
+@kernel(inline="always")
+def _pick(s, hp, lo, hi, policy):
+    """The target among indices ``lo..hi-1`` (the enemies, at least one standing)."""
+    if policy == Policy.FOCUS:
+        for j in range(lo, hi):
+            if hp[j] > 0:
+                return j
+    if policy == Policy.WEAKEST:
+        best = -1
+        for j in range(lo, hi):
+            if hp[j] > 0 and (best < 0 or hp[j] < hp[best]):
+                best = j
+        return best
+    standing = 0
+    for j in range(lo, hi):
+        if hp[j] > 0:
+            standing += 1
+    k = 0 if standing == 1 else bounded(s, standing)
+    for j in range(lo, hi):
+        if hp[j] > 0:
+            if k == 0:
+                return j
+            k -= 1
+    return -1
+
+
+def _attack(s, a, pair, scratch):
+    """The damage of one attack of pair ``pair`` (attacker * n + target): its kind's
+    attack on its slot's arguments."""
+    kind, slot = a.pair_kind[pair], a.pair_slot[pair]
+    if kind == 0:
+        return attack_0(s, a.pairs0[slot], scratch)
+    if kind == 1:
+        return attack_1(s, a.pairs1[slot], scratch)
+    return attack_2(s, a.pairs2[slot], scratch)
+
+
+def _block(s, n_trials, out, layout, a):
+    """Tally ``n_trials`` encounters into ``out`` (see :mod:`critlab.kernels.bins`): the
+    label, the round it ended in (``max_rounds`` when undecided), every combatant's hit
+    points left, and counters of the decided encounters' rounds, the attacks rolled and
+    the encounters in which someone of side a (of side b) went down."""
+    s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
+    scratch = local_scratch()
+    n, n_a = a.n, a.n_a
+    hp = np.empty(n, np.int64)
+    order = np.empty(n, np.int64)
+    roll = np.empty(n, np.int64)
+    pending = np.empty(n, np.int64)
+    for _ in range(n_trials):
+        for i in range(n):
+            hp[i] = a.hp[i]
+            order[i] = i
+        if a.order == Order.B_FIRST:
+            for i in range(n):
+                order[i] = (i + n_a) % n
+        elif a.order == Order.ROLLED:
+            for i in range(n):
+                roll[i] = die(s, 20) + a.initiative[i]
+            # insertion sort, highest roll first; ties to the higher modifier, then side
+            # a, then listed order (the lower index, both)
+            for p in range(1, n):
+                c = order[p]
+                q = p - 1
+                while q >= 0:
+                    o = order[q]
+                    if roll[o] > roll[c] or (
+                        roll[o] == roll[c]
+                        and (
+                            a.initiative[o] > a.initiative[c]
+                            or (a.initiative[o] == a.initiative[c] and o < c)
+                        )
+                    ):
+                        break
+                    order[q + 1] = o
+                    q -= 1
+                order[q + 1] = c
+        up_a, up_b = n_a, n - n_a
+        rounds = 0
+        attacks = 0
+        at_once = a.order == Order.SIMULTANEOUS
+        while rounds < a.max_rounds and up_a > 0 and up_b > 0:
+            rounds += 1
+            if at_once:
+                for i in range(n):
+                    pending[i] = 0
+            for p in range(n):
+                i = order[p]
+                if hp[i] <= 0:
+                    continue
+                side_b = i >= n_a
+                lo, hi = (0, n_a) if side_b else (n_a, n)
+                for _k in range(a.attacks[i]):
+                    # targets from the hit points now: in simultaneous order those of the
+                    # round's start, as damage waits in pending until its end
+                    t = _pick(s, hp, lo, hi, a.policy[1 if side_b else 0])
+                    d = max(0, _attack(s, a, i * n + t, scratch))
+                    attacks += 1
+                    if at_once:
+                        pending[t] += d
+                    elif d > 0:
+                        hp[t] -= d
+                        if hp[t] <= 0:
+                            hp[t] = 0
+                            if side_b:
+                                up_a -= 1
+                            else:
+                                up_b -= 1
+                        if up_a == 0 or up_b == 0:
+                            break
+                if up_a == 0 or up_b == 0:
+                    break
+            if at_once:
+                for i in range(n):
+                    if hp[i] > 0 and pending[i] > 0:
+                        hp[i] = max(0, hp[i] - pending[i])
+                        if hp[i] == 0:
+                            if i < n_a:
+                                up_a -= 1
+                            else:
+                                up_b -= 1
+        if up_a > 0 and up_b > 0:
+            add_label(out, Outcome.UNDECIDED)
+        else:
+            if up_a > 0:
+                add_label(out, Outcome.A_WINS)
+            elif up_b > 0:
+                add_label(out, Outcome.B_WINS)
+            else:
+                add_label(out, Outcome.DRAW)
+            add_counter(out, layout, Counter.DECIDED_ROUNDS_SUM, rounds)
+        add_value(out, layout, ROUNDS, rounds)
+        for i in range(n):
+            add_value(out, layout, 1 + i, hp[i])
+        add_counter(out, layout, Counter.ATTACKS, attacks)
+        down_a = 0
+        down_b = 0
+        for i in range(n):
+            if hp[i] == 0:
+                if i < n_a:
+                    down_a = 1
+                else:
+                    down_b = 1
+        add_counter(out, layout, Counter.ANY_DOWN_A, down_a)
+        add_counter(out, layout, Counter.ANY_DOWN_B, down_b)
+
+
+_BLOCKS: dict[tuple[str, ...], object] = {}
+_ATTACKS: dict[str, object] = {}
+_LOCK = threading.Lock()
+
+
+def attack_for(module: str):
+    """One attack of the system whose kernel module is ``module``: its damage
+    (compiled on first call, then cached on disk). A function of its own, called and not
+    inlined: an encounter block inlining several systems' trials compiles for minutes."""
+    fn = _ATTACKS.get(module)
+    if fn is None:
+        name = "attack_" + module.rpartition(".")[2]
+        py = pytypes.FunctionType(_one_attack.__code__, {**globals(), "system_trial": trial_of(module)}, name)
+        py.__qualname__ = name  # the cache's file name: one per system
+        py.__doc__ = _one_attack.__doc__
+        fn = _ATTACKS[module] = kernel(py)
+    return fn
+
+
+def block_for(modules: tuple[str, ...]):
+    """The encounter block for the systems whose kernel modules are ``modules`` (1 to
+    :data:`MAX_KINDS`, kind ``k`` the ``k``-th), compiled on first call, then cached on
+    disk: ``block(state, n, out, layout, args)`` with :data:`Args`."""
+    if not 1 <= len(modules) <= MAX_KINDS:
+        raise ValueError(f"an encounter block takes 1..{MAX_KINDS} systems, got {len(modules)}")
+    with _LOCK:
+        blk = _BLOCKS.get(modules)
+        if blk is None:
+            name = "block_" + "_".join(m.rpartition(".")[2] for m in modules)
+            bound = {f"attack_{k}": no_attack for k in range(MAX_KINDS)}
+            bound.update({f"attack_{k}": attack_for(m) for k, m in enumerate(modules)})
+            attack = pytypes.FunctionType(_attack.__code__, {**globals(), **bound}, "dispatch_" + name)
+            bound["_attack"] = kernel(inline="always")(attack)
+            fn = pytypes.FunctionType(_block.__code__, {**globals(), **bound}, name)
+            fn.__qualname__ = name  # the cache's file name: one per tuple of systems
+            fn.__doc__ = _block.__doc__
+            blk = _BLOCKS[modules] = kernel(fn)
+    return blk
+
+
+@dataclass(frozen=True)
+class EncounterKernel:
+    """The encounter block of one tuple of kernel modules, picklable by those names (a
+    Dask worker builds the same specialisation and loads it from its own cache)."""
+
+    modules: tuple[str, ...]
+
+    def __call__(self, state, n, out, layout, args) -> None:
+        block_for(self.modules)(state, n, out, layout, args)
