@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from benchmarks.contest import _icepool_quick, _numpy_quick, _numpy_regular, _numpy_resistance
 from critlab.analysis.cli.main import main
-from critlab.analysis.spec import SpecError
 from critlab.analysis.design.sweep import sweep
+from critlab.analysis.spec import SpecError
 from critlab.analysis.systems.contest import (
     SYSTEM,
     ContestSpec,

@@ -52,7 +52,8 @@ def _all_numbers(obj) -> bool:
 @pytest.mark.parametrize("name", SYSTEMS)
 def test_exact_json_shape(name, capsys):
     code, out, err = run(capsys, "exact", name, *argv(point(name)), "--json")
-    assert code == 0 and err == ""
+    # stdout is the JSON alone; stderr holds at most the note on a capped distribution
+    assert code == 0 and all(line.startswith("critlab: note: ") for line in err.splitlines())
     data = json.loads(out)
     assert list(data) == ["system", "params", "outcomes", "distributions", "metrics"]
     system = registry()[name]

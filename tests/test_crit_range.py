@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from critlab.analysis.cli.main import main
+from critlab.analysis.design.sweep import sweep
 from critlab.analysis.dice.notation import parse
 from critlab.analysis.spec import SpecError
-from critlab.analysis.design.sweep import sweep
 from critlab.analysis.systems.crit_range import (
     ATTACK_LABELS,
     TEST_LABELS,

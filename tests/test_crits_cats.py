@@ -20,8 +20,8 @@ from benchmarks.crits_cats import (
     numpy_versus,
 )
 from critlab.analysis.cli.main import main
-from critlab.analysis.spec import SpecError
 from critlab.analysis.design.sweep import sweep
+from critlab.analysis.spec import SpecError
 from critlab.analysis.systems.crits_cats import (
     COST_MULTIPLIER,
     LABELS,

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from critlab.analysis.fight import exact as fight_module
 from critlab.analysis.cli.main import main
+from critlab.analysis.fight import exact as fight_module
 
 
 def run_json(capsys, *argv: str) -> tuple[int, dict]:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from critlab.analysis.cli import main as cli
 from critlab.analysis import report as report_pkg
+from critlab.analysis.cli import main as cli
 from critlab.analysis.report import build_report, html, markdown, output
 from critlab.analysis.report.config import ConfigError
 

@@ -306,7 +306,7 @@ def test_config_decimals_are_read_as_written(tmp_path):
     # so an 18-digit DR is the same exact fraction as on the command line
     text = TINY + (
         "\n[systems.crit-range]\nparams = { attack_bonus = 5, evasion = 15, dr = 0.123456789012345678 }\n"
-        "[[systems.crit-range.sections]]\nkind = \"validation\"\nid = \"v\"\ntitle = \"v\"\n"
+        '[[systems.crit-range.sections]]\nkind = "validation"\nid = "v"\ntitle = "v"\n'
     )
     cfg = load_config(write(tmp_path, text))
     spec = next(s.spec for system in cfg.systems if system.name == "crit-range" for s in system.sections)

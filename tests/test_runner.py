@@ -10,9 +10,9 @@ import psutil
 import pytest
 from _biased import ATTACK_LAYOUT, TWO_D6_LAYOUT, InterruptingBar, attack_block, two_d6_block
 
+from critlab.analysis.run import simulate_tally
 from critlab.analysis.spec import SpecError
 from critlab.analysis.systems import thac0
-from critlab.analysis.run import simulate_tally
 from critlab.kernels import runner
 from critlab.kernels.rng import stream_state
 

@@ -18,8 +18,8 @@ import pytest
 from critlab.analysis.cli import main as cli
 from critlab.analysis.design.quantity import QuantityError
 from critlab.analysis.design.sensitivity import COLUMNS, effects, sensitivity, tornado
-from critlab.analysis.systems import get_system, registry
 from critlab.analysis.design.tune import param_kind
+from critlab.analysis.systems import get_system, registry
 
 THAC0 = get_system("thac0")
 CRIT_RANGE = get_system("crit-range")

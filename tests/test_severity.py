@@ -11,8 +11,8 @@ import pytest
 
 from benchmarks import severity as bench
 from critlab.analysis.cli.main import main
-from critlab.analysis.spec import SpecError
 from critlab.analysis.design.sweep import sweep
+from critlab.analysis.spec import SpecError
 from critlab.analysis.systems import severity as sev
 from critlab.analysis.systems.severity import (
     MODES,

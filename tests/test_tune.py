@@ -14,9 +14,9 @@ import pytest
 from critlab.analysis.cli import main as cli
 from critlab.analysis.design import tune as tune_module
 from critlab.analysis.design.quantity import QuantityError
+from critlab.analysis.design.tune import MAX_GRID, tune, tune_params
 from critlab.analysis.spec import SpecError
 from critlab.analysis.systems import get_system
-from critlab.analysis.design.tune import MAX_GRID, tune, tune_params
 
 CRIT_RANGE = get_system("crit-range")
 THAC0 = get_system("thac0")

@@ -15,8 +15,8 @@ from _biased import (
     two_d6_block,
 )
 
-from critlab.analysis.dist import Dist
 from critlab.analysis.dice.notation import parse
+from critlab.analysis.dist import Dist
 from critlab.analysis.results import ExactResult, SimResult
 from critlab.analysis.run import simulate_tally
 from critlab.analysis.tally import Hist, Layout, Tally

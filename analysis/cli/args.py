@@ -11,13 +11,25 @@ import argparse
 import dataclasses
 import json
 from contextlib import nullcontext
-from typing import Any
+from typing import Any, NoReturn
 
 from critlab.analysis.digits import plain
-from critlab.analysis.numtext import is_int_text, is_number_text
+from critlab.analysis.numtext import is_int_text, is_number_text, one_line
 from critlab.analysis.spec import SpecError, check_int, coerce, field_types
 
 MAX_THREADS = 1024
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error as one line and exit status 2, and never
+    takes an abbreviation of a flag for the flag (``--crit-ran`` is not ``--crit-range``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"critlab: error: {one_line(message)}\n")
 
 
 def _flag(name: str) -> str:

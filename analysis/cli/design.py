@@ -25,13 +25,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from critlab.analysis.cli.args import _add_system_params, _flag
+from critlab.analysis.design.quantity import fight_params_of, snake, split_fight
+from critlab.analysis.design.tune import DEFAULT_TOP, MAX_GRID, known_params, param_kind, tune_params
 from critlab.analysis.digits import plain
 from critlab.analysis.numtext import is_int_text, is_number_text
 from critlab.analysis.results import json_number as _num
-from critlab.analysis.design.quantity import fight_params_of, snake, split_fight
 from critlab.analysis.spec import SpecError, coerce
 from critlab.analysis.systems import get_system, registry
-from critlab.analysis.design.tune import DEFAULT_TOP, MAX_GRID, known_params, param_kind, tune_params
 
 COMMANDS = ("tune", "sensitivity")
 _RANGE = re.compile(r"\s*([+-]?[0-9]+)\s*\.\.\s*([+-]?[0-9]+)\s*")

@@ -148,7 +148,7 @@ def is_design_argv(argv: list[str]) -> bool:
 
 
 def _design_parser(command: str) -> argparse.ArgumentParser:
-    from critlab.analysis.cli.main import _Parser
+    from critlab.analysis.cli.args import _Parser
 
     p = _Parser(prog=f"critlab {command}", description=f"{command} over an encounter file's settings")
     p.add_argument("file", metavar="FILE", help="an encounter in TOML")

@@ -64,7 +64,7 @@ import re  # noqa: E402
 import threading  # noqa: E402
 from collections.abc import Iterator, Sequence  # noqa: E402
 from contextlib import contextmanager  # noqa: E402
-from typing import Any, NoReturn  # noqa: E402
+from typing import Any  # noqa: E402
 
 from critlab.analysis.cli.args import (  # noqa: E402
     MAX_THREADS,
@@ -73,6 +73,7 @@ from critlab.analysis.cli.args import (  # noqa: E402
     _cluster,
     _format_table,
     _int_arg,
+    _Parser,
     _print_json,
     _spec_from_args,
     add_run_flags,
@@ -87,18 +88,6 @@ _release_interrupts(_previous_handler)
 
 
 # More worker threads than this is a typo, not a machine.
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports a usage error as one line and exit status 2, and never
-    takes an abbreviation of a flag for the flag (``--crit-ran`` is not ``--crit-range``)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("allow_abbrev", False)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"critlab: error: {one_line(message)}\n")
-
-
 def _build_parser(
     mechanics: Sequence[Any] = (),
     *,

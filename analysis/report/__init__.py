@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from critlab.analysis.digits import CSV_FLOAT, plain
 from critlab.analysis.numtext import is_int_text, one_line
 from critlab.analysis.report import stepsummary
 from critlab.analysis.report.build import Progress, SectionOutput, plain_progress, run_system
@@ -144,7 +145,9 @@ def _build(
     tables = {rel: frame for outs in outputs.values() for o in outs for rel, frame in o.tables.items()}
     if comparison is not None:
         tables["tables/changes.csv"] = comparison.changes
-    files.update({rel: frame.to_csv(index=False).encode("utf-8") for rel, frame in tables.items()})
+    # numbers as people write them: at most 15 significant digits (critlab.analysis.digits)
+    csv = {rel: frame.to_csv(index=False, float_format=CSV_FLOAT) for rel, frame in tables.items()}
+    files.update({rel: text.encode("utf-8") for rel, text in csv.items()})
     files["index.html"] = html.render(doc).encode("utf-8")
     files["README.md"] = markdown.render(doc).encode("utf-8")
     summary = {
@@ -173,7 +176,7 @@ def _build(
         "metrics": metrics,
     }
     summary = _json_safe(summary)
-    files["summary.json"] = (json.dumps(summary, indent=1, allow_nan=False) + "\n").encode("utf-8")
+    files["summary.json"] = (json.dumps(plain(summary), indent=1, allow_nan=False) + "\n").encode("utf-8")
     files["summary.md"] = stepsummary.render(summary).encode("utf-8")  # for a CI job's summary
     _write(folder, files)
     return summary, passed, line

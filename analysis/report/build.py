@@ -26,13 +26,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from critlab.analysis.design.sweep import point_seeds, sweep
 from critlab.analysis.report import figures, findings, sweeps, tables, validation
 from critlab.analysis.report.config import ReportConfig, SweepSection, SystemBlock, ValidationSection
 from critlab.analysis.report.doc import Details, Figure, Heading, Paragraph, fmt_value, slug
 from critlab.analysis.results import SimResult
 from critlab.analysis.results import json_number as _num
 from critlab.analysis.spec import Spec
-from critlab.analysis.design.sweep import point_seeds, sweep
 from critlab.analysis.systems import RuleSystem, get_system
 from critlab.analysis.validate import validate
 
@@ -58,7 +58,6 @@ class SectionOutput:
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
-
 
 
 def anchor(system: str, section_id: str = "") -> str:

@@ -24,6 +24,7 @@ from typing import Any
 
 import pandas as pd
 
+from critlab.analysis.digits import number
 from critlab.analysis.report.bounded import check_tree, read_bounded, too_deep
 from critlab.analysis.report.config import ConfigError
 
@@ -153,7 +154,7 @@ def _moved(now: dict[str, Any], before: dict[str, Any]) -> tuple[bool, float, bo
     if now.get("kind") == "exact" and before.get("kind") == "exact":
         moved = abs(a - b) > EXACT_TOL
         return moved, math.nan, moved
-    if a == b:
+    if number(a) == number(b):  # equal as summary.json writes them (15 significant digits)
         return False, 0.0, False
     se = math.hypot(now.get("se") or 0.0, before.get("se") or 0.0)
     z = (a - b) / se if se > 0 else math.copysign(math.inf, a - b)

@@ -83,7 +83,8 @@ def fight_probe(spec: Spec, fight: Mapping[str, int]) -> Any:
 
 
 def fight_sweep(spec: Spec, fight: Mapping[str, int], grid: Mapping[str, list[Any]]) -> pd.DataFrame:
-    """The tidy frame of a fight at every grid point (:func:`critlab.analysis.design.fight_sweep.sweep_fight`):
+    """The tidy frame of a fight at every grid point
+    (:func:`critlab.analysis.design.fight_sweep.sweep_fight`):
     the fight's labels as outcomes and its metrics as metrics."""
     from critlab.analysis.design.fight_sweep import sweep_fight
 

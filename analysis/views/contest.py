@@ -108,8 +108,8 @@ def plot_regular_rescale(spec: ContestSpec, *, skills: Iterable[int] = range(1, 
 
 def plot_quick_heatmap(spec: ContestSpec, *, skills: Iterable[int] = range(3, 21), ax=None):
     """Quick contests over skill pairs (exact): P(A wins) and P(tie)."""
-    from critlab.analysis.style import ORDERED_CMAP
     from critlab.analysis.design.sweep import sweep
+    from critlab.analysis.style import ORDERED_CMAP
 
     skills = list(skills)
     df = sweep(spec.replace(kind="quick"), a_skill=skills, b_skill=skills)

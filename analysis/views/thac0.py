@@ -9,8 +9,8 @@ def plot_by_ac(spec: Thac0Spec, *, thac0_values=(20, 15, 10, 5), ac_range=range(
     """Outcome shares and expected damage against target AC for a few THAC0 values (exact)."""
     import matplotlib.pyplot as plt
 
-    from critlab.analysis.style import legend_outside, ordered_colors
     from critlab.analysis.design.sweep import sweep
+    from critlab.analysis.style import legend_outside, ordered_colors
 
     df = sweep(spec, thac0=list(thac0_values), target_ac=list(ac_range))
     colours = ordered_colors(list(thac0_values))  # THAC0 values in order
@@ -44,8 +44,8 @@ def plot_threshold_gain(spec: Thac0Spec, *, ac_range=range(-10, 11), thresholds=
     """Expected-damage gain of a wider crit threshold (19–20, 18–20) over 20 alone, per AC."""
     import matplotlib.pyplot as plt
 
-    from critlab.analysis.style import NEUTRAL, legend_outside, variant_colors
     from critlab.analysis.design.sweep import sweep
+    from critlab.analysis.style import NEUTRAL, legend_outside, variant_colors
 
     if ax is None:
         fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
