@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from critlab.analysis.report import figures, findings, tables
+from critlab.analysis.report import figures, findings, tables, validation_chart
 from critlab.analysis.report.build import SectionOutput, run_sweep, table_columns, wide_table
 from critlab.analysis.report.config import SweepSection, load_config, parse_config
 from critlab.analysis.report.doc import Details, Figure, Paragraph, Table
@@ -89,7 +89,7 @@ def test_heatmap_numbers_are_readable_or_absent(default_sweeps):
 
 
 def test_validation_figure_style():
-    fig = figures.validation_figure(
+    fig = validation_chart.validation_figure(
         "V", ["miss", "hit"], np.array([0.4, 0.6]), np.array([0.41, 0.59]), np.array([0.01, 0.01]),
         np.array([1.0, -1.0]), 1000,
     )  # fmt: skip

@@ -22,12 +22,9 @@ configuration is ``analysis/report/default.toml``.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import math
 import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +32,7 @@ from critlab.analysis.design.sweep import grid_points
 from critlab.analysis.mechanic.load import resolve_from
 from critlab.analysis.params import WrittenFloat
 from critlab.analysis.report.bounded import check_tree, read_bounded, too_deep
-from critlab.analysis.report.checks import Check, parse_checks
+from critlab.analysis.report.checks import parse_checks
 from critlab.analysis.report.lead import check_lead, report_keys
 from critlab.analysis.report.reading import (
     MAX_POINTS,
@@ -47,6 +44,13 @@ from critlab.analysis.report.reading import (
     read_params,
     read_variants,
     slug,
+)
+from critlab.analysis.report.sections import (  # noqa: F401
+    Axis,
+    ReportConfig,
+    SweepSection,
+    SystemBlock,
+    ValidationSection,
 )
 from critlab.analysis.report.sweeps import cumulative_outcomes, probe_point
 from critlab.analysis.run import MAX_SEED, MAX_TRIALS
@@ -72,112 +76,7 @@ _SWEEP_KEYS += ("lead", "headline", "cumulative", "fight")
 _VALIDATION_KEYS = ("kind", "id", "title", "note", "params", "trials")
 
 
-@dataclass(frozen=True)
-class Axis:
-    """One axis of a sweep: a swept parameter, or a named set of variants (a weapon table)."""
-
-    name: str
-    values: tuple[Any, ...]
-    variant: bool = False
-
-
-@dataclass(frozen=True)
-class SweepSection:
-    """An ``outcomes_by`` or ``metric_by`` section: exact values over a grid."""
-
-    system: str
-    id: str
-    key: str
-    kind: str
-    title: str
-    note: str
-    grid: Mapping[str, tuple[Any, ...]]
-    axes: tuple[Axis, ...]
-    # variant name (None without variants) -> the spec of the grid's first point
-    base_specs: Mapping[str | None, Spec]
-    n_points: int
-    outcomes: tuple[str, ...]
-    metrics: tuple[str, ...]
-    chart: str
-    table: str
-    sum: bool
-    label: str
-    log_y: bool
-    x_label: str
-    y_label: str
-    lead: Mapping[str, Any] = field(default_factory=dict)  # a comparison to open with
-    headline: bool = False  # its first sentence heads the page's findings
-    cumulative: str = ""  # "worse": each outcome shown as P(it or any later label)
-    cumulative_of: tuple[str, ...] = ()  # the system's labels in order (cumulative only)
-    fight: Mapping[str, int] = field(default_factory=dict)  # hp, ...: each point a fight
-
-    @property
-    def plotted(self) -> tuple[str, ...]:
-        """The quantities drawn: outcomes (or their sum) for outcomes_by, metrics for metric_by."""
-        if self.kind == "metric_by":
-            return self.metrics
-        return (self.label,) if self.sum else self.outcomes
-
-
-@dataclass(frozen=True)
-class ValidationSection:
-    """A ``validation`` section: one spec simulated and held against the exact engine."""
-
-    system: str
-    id: str
-    key: str
-    title: str
-    note: str
-    spec: Spec
-    trials: int | None
-
-    kind = "validation"
-
-
-@dataclass(frozen=True)
-class SystemBlock:
-    name: str
-    title: str
-    note: str
-    sections: tuple[SweepSection | ValidationSection, ...]
-
-
-@dataclass(frozen=True)
-class ReportConfig:
-    """A checked configuration; every spec in it has been built and validated."""
-
-    file: str
-    name: str
-    title: str
-    description: str
-    trials: int
-    seed: int | None
-    batches: int
-    alpha: float
-    systems: tuple[SystemBlock, ...] = field(default_factory=tuple)
-    checks: tuple[Check, ...] = ()  # [[checks]]: balance goals (critlab.analysis.report.checks)
-    sha256: str = ""  # of the file's bytes, recorded in summary.json
-
-    def with_overrides(self, *, trials: int | None = None, seed: int | None = None) -> ReportConfig:
-        """The command line's ``--trials`` (every validation) and ``--seed``."""
-        cfg = self
-        if trials is not None:
-            if trials < self.batches:
-                raise ConfigError("command line", "--trials", f"must be at least batches = {self.batches}")
-            blocks = tuple(
-                dataclasses.replace(
-                    b,
-                    sections=tuple(
-                        dataclasses.replace(s, trials=None) if isinstance(s, ValidationSection) else s
-                        for s in b.sections
-                    ),
-                )
-                for b in cfg.systems
-            )
-            cfg = dataclasses.replace(cfg, trials=trials, systems=blocks)
-        if seed is not None:
-            cfg = dataclasses.replace(cfg, seed=seed)
-        return cfg
+# the sections' shapes live in report.sections; re-exported: the configuration's vocabulary
 
 
 # -- sections ------------------------------------------------------------------------------

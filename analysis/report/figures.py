@@ -400,7 +400,7 @@ def describe(section: SweepSection) -> str:
     return text[0].upper() + text[1:] + ("; " + ", ".join(split) if split else "") + "."
 
 
-__all__ = ["chart", "describe", "figure", "matrix", "png", "validation_chart", "validation_figure"]
+__all__ = ["chart", "describe", "figure", "matrix", "png"]
 
 DRAW = {"line": line_figure, "stacked": stacked_figure, "heatmap": heatmap_figure}
 
@@ -427,59 +427,3 @@ def stacked_chart(section: SweepSection, wide: pd.DataFrame) -> bytes:
 
 def heatmap_chart(section: SweepSection, wide: pd.DataFrame) -> bytes:
     return png(heatmap_figure(section, wide))
-
-
-# -- validation -----------------------------------------------------------------------------
-def validation_figure(
-    title: str,
-    labels: Sequence[str],
-    exact: np.ndarray,
-    simulated: np.ndarray,
-    se: np.ndarray,
-    z: np.ndarray,
-    trials: int,
-    *,
-    extra: tuple[str, float] | None = None,
-    worst: str | None = None,
-) -> Figure:
-    """Exact outcome probabilities (bars) beside the simulated ones (± 1 SE, the SE from
-    the exact probability), and each outcome's z from the validation; ``extra`` adds the
-    worst pooled bin when it is not an outcome, and the bin named ``worst`` is drawn in
-    the warm colour. No z threshold is drawn: the verdict is the chi-square's, not a line's.
-    Labels are in words already."""
-    fig = _figure(figsize=(9, 3.4), layout="constrained")
-    left, right = fig.subplots(1, 2, width_ratios=(3, 2))
-    pos = np.arange(len(labels))
-    names = list(labels)
-    left.bar(pos, exact, color="#bcd3e6", label="exact")
-    left.errorbar(pos, simulated, yerr=se, fmt="o", ms=3, color="black", capsize=3, label="simulated ± SE")
-    left.set_xticks(pos, names, rotation=30, ha="right", fontsize="small")
-    left.set_ylabel("probability")
-    # above the panel, outside the bars, so it never covers the tallest one
-    left.legend(
-        fontsize="small", loc="lower left", bbox_to_anchor=(0.0, 1.0), ncols=2, frameon=False,
-        borderaxespad=0.2,
-    )  # fmt: skip
-    zs = list(np.asarray(z, dtype=float))
-    znames = list(names)
-    if extra is not None:
-        znames.append(extra[0])
-        zs.append(extra[1])
-    # an impossible outcome that was observed has z = inf: draw it at the axis edge
-    zv = np.clip(np.array(zs, dtype=float), -10, 10)
-    warm = style.polar_colour(-2)
-    colours = [warm if worst is not None and n == worst else style.NEUTRAL for n in znames]
-    zpos = np.arange(len(znames))
-    right.bar(zpos, zv, color=colours)
-    right.axhline(0, color="black", lw=0.6)
-    right.set_xticks(zpos, znames, rotation=30, ha="right", fontsize="small")
-    right.set_ylabel("z = (simulated − exact) / SE")
-    if worst is not None:
-        right.set_title(f"largest |z|: {worst}", fontsize="small", color=warm)
-    fig.suptitle(f"{title} (exact vs simulated, {trials:,} trials)", fontsize="medium")
-    return fig
-
-
-def validation_chart(*args: Any, **kwargs: Any) -> bytes:
-    """:func:`validation_figure` as PNG bytes."""
-    return png(validation_figure(*args, **kwargs))

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from critlab.analysis.report import figures
+from critlab.analysis.report import validation_chart
 from critlab.analysis.report.doc import Details, Figure, Paragraph, Table, fmt_se, fmt_z, slug
 from critlab.analysis.report.words import params_words, words
 from critlab.analysis.results import ExactResult, SimResult
@@ -234,7 +234,7 @@ def validation_output(
     stats: list = [
         Figure(
             f"figures/{stem}.png",
-            figures.validation_chart(
+            validation_chart.validation_chart(
                 section.title,
                 [words(lab, spec_cls) for lab in labels],
                 p_exact,
