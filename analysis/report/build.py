@@ -255,7 +255,7 @@ def validation_section(
         "seconds": round(seconds, 3),
     }
     say(
-        f"{section.system} · {section.title}: {verdict.lower()} (p {v.p_value:.3g}), "
+        f"{section.system} · {section.title}: {verdict.lower()} (p {validation.p_is(v.p_value)}), "
         f"{trials:,} trials in {seconds:.1f} s"
     )
     return out
