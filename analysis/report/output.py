@@ -53,7 +53,7 @@ MARKER_TEXT = (
     "This folder is a critlab balance report: `critlab report` replaces it whole on every run.\n"
 )
 # The files a report writes: top-level names, and the folders with the one suffix each holds.
-_FILES = frozenset({"index.html", "README.md", "summary.json", MARKER})
+_FILES = frozenset({"index.html", "README.md", "summary.json", "summary.md", MARKER})
 _FOLDERS = {"figures": ".png", "tables": ".csv"}
 _SUMMARY_FORMAT = "critlab-report-summary/1"  # compare.SUMMARY_FORMAT, without importing pandas
 
