@@ -11,7 +11,8 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@# the install's own notices go to a log, shown only when it fails
+	$(BIN)/python -m pip install --quiet -e '.[dev]' > $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
 	touch $(STAMP)
 
 test: setup
