@@ -133,6 +133,9 @@ def test_tune_finds_a_monsters_hp_for_a_target_win_rate(capsys, duel):
         (("--vary", "rat.hp=3..1", "--target", "a_wins=0.5"), "LO <= HI"),
         (("--vary", "rat.hp=1..3", "--target", "a_win=0.5"), "quantity = a_win: is not an outcome"),
         (("--vary", "order=a-first,sideways", "--target", "a_wins=0.5"), "order = sideways"),
+        # ASCII digits only, as for a system's --vary (an Arabic-Indic 3 is not an integer here)
+        (("--vary", "rat.hp=1,\u0663", "--target", "a_wins=0.5"), "comma list of integers"),
+        (("--vary", "rat.hp=1,,3", "--target", "a_wins=0.5"), "empty value"),
     ],
 )
 def test_tune_mistakes_are_one_line(capsys, duel, args, match):

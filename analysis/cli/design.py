@@ -21,7 +21,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from critlab.analysis.cli.args import _add_system_params, _flag
@@ -130,24 +130,31 @@ def parse_vary(system: Any, texts: list[str], given: dict[str, Any]) -> dict[str
         if name in given:
             raise SpecError(name, spec, f"is also given as {_flag(name)}: vary it or set it, not both")
         kind, _ = param_kind(system, name)
-        m = _RANGE.fullmatch(spec)
-        if kind == "int" and m is not None:
-            lo, hi = int(m.group(1)), int(m.group(2))
-            if lo > hi:
-                raise SpecError(name, spec, f"LO..HI needs LO <= HI, got {lo} > {hi}")
-            out[name] = range(lo, hi + 1)
-            continue
-        items = [t.strip() for t in spec.split(",")]
-        if any(not t for t in items):
-            raise SpecError(name, spec, "has an empty value in its comma list")
-        if kind == "int":
-            bad = next((t for t in items if not is_int_text(t)), None)
-            if bad is not None:
-                raise SpecError(name, spec, "must be LO..HI or a comma list of integers, e.g. 0..10")
-            out[name] = tuple(int(t) for t in items)
-        else:
-            out[name] = tuple(coerce(system.spec, name, t) for t in items)
+        out[name] = vary_values(name, spec, kind, lambda t, name=name: coerce(system.spec, name, t))
     return out
+
+
+def vary_values(name: str, spec: str, kind: str, word: Callable[[str], Any] = str) -> range | tuple:
+    """The values of one ``--vary NAME=SPEC``: ``LO..HI`` or a comma list of integers for an
+    integer ``kind``, a comma list read by ``word`` otherwise (ASCII digits only).
+
+    >>> vary_values("hp", "3..5", "int"), vary_values("order", "a-first, rolled", "choice")
+    (range(3, 6), ('a-first', 'rolled'))
+    """
+    m = _RANGE.fullmatch(spec)
+    if kind == "int" and m is not None:
+        lo, hi = int(m.group(1)), int(m.group(2))
+        if lo > hi:
+            raise SpecError(name, spec, f"LO..HI needs LO <= HI, got {lo} > {hi}")
+        return range(lo, hi + 1)
+    items = [t.strip() for t in spec.split(",")]
+    if any(not t for t in items):
+        raise SpecError(name, spec, "has an empty value in its comma list")
+    if kind == "int":
+        if not all(is_int_text(t) for t in items):
+            raise SpecError(name, spec, "must be LO..HI or a comma list of integers, e.g. 0..10")
+        return tuple(int(t) for t in items)
+    return tuple(word(t) for t in items)
 
 
 def parse_target(text: str) -> tuple[str, float]:

@@ -163,8 +163,7 @@ def _design_parser(command: str) -> argparse.ArgumentParser:
 
 
 def _vary(enc: Any, texts: list[str]) -> dict[str, Any]:
-    import re
-
+    from critlab.analysis.cli.design import vary_values
     from critlab.analysis.encounter.tuning import setting_kind
 
     out: dict[str, Any] = {}
@@ -176,20 +175,7 @@ def _vary(enc: Any, texts: list[str]) -> dict[str, Any]:
         if name in out:
             raise SpecError(name, spec, "is varied twice: give one --vary per setting")
         kind, _ = setting_kind(enc, name)
-        m = re.fullmatch(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*", spec)
-        if kind == "int" and m is not None:
-            lo, hi = int(m.group(1)), int(m.group(2))
-            if lo > hi:
-                raise SpecError(name, spec, f"LO..HI needs LO <= HI, got {lo} > {hi}")
-            out[name] = range(lo, hi + 1)
-            continue
-        items = [t.strip() for t in spec.split(",")]
-        if kind == "int":
-            if not all(re.fullmatch(r"-?\d+", t) for t in items):
-                raise SpecError(name, spec, "must be LO..HI or a comma list of integers")
-            out[name] = tuple(int(t) for t in items)
-        else:
-            out[name] = tuple(items)
+        out[name] = vary_values(name, spec, kind)
     return out
 
 
