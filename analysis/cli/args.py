@@ -77,6 +77,29 @@ def _alpha_arg(text: str) -> float:
 # A value that begins with "-" but is no flag: a dice expression or a negative number.
 
 
+def _simulation_options(
+    args: argparse.Namespace, what: str
+) -> tuple[int, int | None, int | None, float | None] | None:
+    """``(trials, seed, threads, alpha)`` of a subcommand that is exact unless ``--trials``
+    is given (``fight``, ``encounter``), each checked before anything is computed; ``None``
+    without ``--trials``, where a simulation-only flag is one line naming it."""
+    from critlab.analysis.run import MAX_SEED, MAX_TRIALS
+
+    if args.trials is None:
+        for name in ("seed", "alpha", "threads", "scheduler"):
+            if getattr(args, name) is not None:
+                raise SpecError(
+                    name, getattr(args, name), f"needs --trials: {what} is exact unless simulated"
+                )
+        return None
+    return (
+        _int_arg("trials", args.trials, 1, MAX_TRIALS),
+        _int_arg("seed", args.seed, 0, MAX_SEED),
+        _int_arg("threads", args.threads, 1, MAX_THREADS),
+        _alpha_arg(args.alpha) if args.alpha is not None else None,
+    )
+
+
 def _spec_from_args(system, args: argparse.Namespace):
     params = {}
     for f in dataclasses.fields(system.spec):

@@ -23,10 +23,7 @@ from critlab.analysis.spec import SpecError
 
 COMMAND = "encounter"
 # The rules' bounds on trials and seeds (as every simulating command reads them).
-MAX_TRIALS = 10**13
-MAX_SEED = 2**63 - 1
 # Options that only a simulation uses: given without --trials they are an error.
-_SIMULATION_ONLY = ("seed", "alpha", "threads", "scheduler")
 
 
 def add_parser(subparsers: Any) -> None:
@@ -90,18 +87,10 @@ def run(args: argparse.Namespace) -> int:
     from critlab.analysis.encounter.exact import exact_encounter
     from critlab.analysis.encounter.load import load_encounter
 
-    simulating = args.trials is not None
-    if not simulating:
-        for name in _SIMULATION_ONLY:
-            if getattr(args, name) is not None:
-                raise SpecError(
-                    name, getattr(args, name), "needs --trials: an encounter is exact unless simulated"
-                )
-    else:  # every option is checked before anything is computed
-        trials = cli._int_arg("trials", args.trials, 1, MAX_TRIALS)
-        seed = cli._int_arg("seed", args.seed, 0, MAX_SEED)
-        threads = cli._int_arg("threads", args.threads, 1, cli.MAX_THREADS)
-        alpha = cli._alpha_arg(args.alpha) if args.alpha is not None else None
+    options = cli._simulation_options(args, "an encounter")
+    simulating = options is not None
+    if simulating:
+        trials, seed, threads, alpha = options
     enc = load_encounter(args.file)
     try:
         exact = exact_encounter(enc)

@@ -33,7 +33,6 @@ _FIGHT_FLAGS = {
     "max_rounds": "rounds before the fight is undecided, 1..10^6 (default 1000)",
 }
 # Options that only a simulation uses: given without --trials they are an error.
-_SIMULATION_ONLY = ("seed", "alpha", "threads", "scheduler")
 
 
 def add_parser(subparsers: Any, mechanics: Sequence[Any] = ()) -> None:
@@ -104,24 +103,15 @@ def run(args: argparse.Namespace) -> int:
     SpecError (exit 2, one line)."""
     from critlab.analysis.cli import args as cli
     from critlab.analysis.fight.exact import fight
-    from critlab.analysis.run import MAX_SEED, MAX_TRIALS
     from critlab.analysis.systems import get_system
 
     system = get_system(args.system)
     spec = cli._spec_from_args(system, args)
     params = _fight_params(args)
-    simulating = args.trials is not None
-    if not simulating:
-        for name in _SIMULATION_ONLY:
-            if getattr(args, name) is not None:
-                raise SpecError(
-                    name, getattr(args, name), "needs --trials: a fight is exact unless simulated"
-                )
-    else:  # every option is checked before anything is computed
-        trials = cli._int_arg("trials", args.trials, 1, MAX_TRIALS)
-        seed = cli._int_arg("seed", args.seed, 0, MAX_SEED)
-        threads = cli._int_arg("threads", args.threads, 1, cli.MAX_THREADS)
-        alpha = cli._alpha_arg(args.alpha) if args.alpha is not None else None
+    options = cli._simulation_options(args, "a fight")
+    simulating = options is not None
+    if simulating:
+        trials, seed, threads, alpha = options
     exact = fight(spec, **params)
     if not simulating:
         cli._print_json(exact.to_json()) if args.json else _print_exact(exact)
