@@ -360,8 +360,8 @@ class Dist:
 
     def _repr_html_(self) -> str:
         """In a notebook: a table of percentages, ``P(= v)``, ``P(>= v)`` and ``P(<= v)``
-        (see :mod:`critlab.analysis.display`)."""
-        from critlab.analysis.display import dist_html
+        (see :mod:`critlab.analysis.display.dist`)."""
+        from critlab.analysis.display.dist import dist_html
 
         return dist_html(self)
 
@@ -373,7 +373,7 @@ class Dist:
         >>> len(ax.patches), ax.get_ylabel()
         (6, 'P(X = v), %')
         """
-        from critlab.analysis.display import plot_dist
+        from critlab.analysis.display.dist import plot_dist
 
         return plot_dist(self, ax=ax, **kwargs)
 

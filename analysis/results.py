@@ -17,9 +17,9 @@ import numpy as np
 if TYPE_CHECKING:  # pandas is imported where a frame is made: start-up stays fast
     import pandas as pd
 
-from critlab.analysis.digits import plain
 from critlab.analysis.dist import Dist
 from critlab.analysis.tally import Tally
+from critlab.analysis.text.digits import plain
 
 
 def json_number(x: Any) -> float | None:
@@ -113,7 +113,7 @@ class ExactResult:
 
     def to_json(self) -> dict[str, Any]:
         """The documented JSON (``critlab exact --json``), every number at most 15
-        significant digits (:mod:`critlab.analysis.digits`)."""
+        significant digits (:mod:`critlab.analysis.text.digits`)."""
         return plain(self._json())
 
     def _json(self) -> dict[str, Any]:
@@ -129,19 +129,19 @@ class ExactResult:
         }
 
     def __repr__(self) -> str:
-        from critlab.analysis.display import short
+        from critlab.analysis.display.dist import short
 
         return short("ExactResult", self.system, self.outcomes)
 
     def _repr_html_(self) -> str:
         """In a notebook: the outcomes in percent, the distributions and metrics."""
-        from critlab.analysis.display_results import exact_html
+        from critlab.analysis.display.results import exact_html
 
         return exact_html(self)
 
     def plot(self, ax: Any = None) -> Any:
         """The outcome probabilities as bars, each label in its semantic colour; the Axes."""
-        from critlab.analysis.display_results import plot_outcomes
+        from critlab.analysis.display.results import plot_outcomes
 
         return plot_outcomes(self.outcomes, ax=ax, title=self.system)
 
@@ -195,7 +195,7 @@ class SimResult:
 
     def to_json(self) -> dict[str, Any]:
         """The documented JSON (``critlab simulate --json``), every number at most 15
-        significant digits (:mod:`critlab.analysis.digits`)."""
+        significant digits (:mod:`critlab.analysis.text.digits`)."""
         return plain(self._json())
 
     def _json(self) -> dict[str, Any]:
@@ -220,20 +220,20 @@ class SimResult:
         }
 
     def __repr__(self) -> str:
-        from critlab.analysis.display import short
+        from critlab.analysis.display.dist import short
 
         return short("SimResult", self.system, self.outcomes, f" ({self.trials} trials, seed {self.seed})")
 
     def _repr_html_(self) -> str:
         """In a notebook: the frequencies in percent with standard errors, the metrics."""
-        from critlab.analysis.display_results import sim_html
+        from critlab.analysis.display.results import sim_html
 
         return sim_html(self)
 
     def plot(self, ax: Any = None) -> Any:
         """The outcome frequencies as bars with 95% error bars, in the project's colours;
         the Axes."""
-        from critlab.analysis.display_results import plot_outcomes
+        from critlab.analysis.display.results import plot_outcomes
 
         se = dict(zip(self.labels, self.tally.standard_errors, strict=True))
         return plot_outcomes(self.outcomes, ax=ax, title=f"{self.system} (simulated)", se=se)

@@ -161,7 +161,7 @@ def coerce(spec_cls: type[Spec], name: str, text: str) -> Any:
     """
     import math
 
-    from critlab.analysis.numtext import DecimalText, is_int_text, is_number_text
+    from critlab.analysis.text.numtext import DecimalText, is_int_text, is_number_text
 
     types_ = field_types(spec_cls)
     if name not in types_:

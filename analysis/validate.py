@@ -32,8 +32,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from critlab.analysis.digits import plain
 from critlab.analysis.results import ExactResult, SimResult
+from critlab.analysis.text.digits import plain
 
 # Pool until a pooled bin expects this many counts: Cochran's rule for chi-square.
 MIN_EXPECTED = 5.0
@@ -61,7 +61,7 @@ class Validation:
 
     def to_json(self) -> dict[str, Any]:
         """The documented JSON (``critlab validate --json``), every number at most 15
-        significant digits (:mod:`critlab.analysis.digits`)."""
+        significant digits (:mod:`critlab.analysis.text.digits`)."""
 
         def num(x: float) -> float | None:
             return None if not np.isfinite(x) else float(x)
@@ -97,7 +97,7 @@ class Validation:
 
     def _repr_html_(self) -> str:
         """In a notebook: the verdict in words and the bins of largest |z|."""
-        from critlab.analysis.display_results import validation_html
+        from critlab.analysis.display.results import validation_html
 
         return validation_html(self)
 

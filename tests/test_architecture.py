@@ -34,10 +34,9 @@ LAYERS = (
         (
             "critlab.analysis",  # the package itself, and its top-level modules unless named below
             "critlab.analysis.dist",
-            "critlab.analysis.numtext",
+            "critlab.analysis.text",  # numbers read from text and written for machines
             "critlab.analysis.spec_error",
-            "critlab.analysis.digits",
-            "critlab.analysis.display",
+            "critlab.analysis.display",  # a distribution shown (display.dist)
         ),
     ),
     ("dice", ("critlab.analysis.dice",)),
@@ -52,7 +51,7 @@ LAYERS = (
             "critlab.analysis.run",
             "critlab.analysis.validate",
             "critlab.analysis.style",
-            "critlab.analysis.display_results",  # results shown in the style
+            "critlab.analysis.display.results",  # results shown in the style
             "critlab.analysis.dice.d20",  # roll modes are declared parameters
             "critlab.analysis.dice.view",  # the readable table, in the style
         ),
@@ -71,11 +70,7 @@ LAYERS = (
 # module goes into the sub-package of its concept).
 FOUNDATIONS = {
     "dist",
-    "numtext",
     "spec_error",
-    "digits",
-    "display",
-    "display_results",
     "params",
     "spec",
     "results",

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from critlab.analysis.cli.main import main
-from critlab.analysis.digits import CSV_FLOAT, number, plain
+from critlab.analysis.text.digits import CSV_FLOAT, number, plain
 
 FLOAT = re.compile(r"-?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)?")
 

@@ -11,7 +11,7 @@ import pytest
 matplotlib.use("Agg")
 
 import critlab  # noqa: E402
-from critlab.analysis import display  # noqa: E402
+from critlab.analysis.display import dist as display  # noqa: E402
 from critlab.analysis.dist import Dist  # noqa: E402
 from critlab.analysis.style import QUALITATIVE, uses_default_cycle  # noqa: E402
 

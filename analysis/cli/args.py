@@ -13,9 +13,9 @@ import json
 from contextlib import nullcontext
 from typing import Any, NoReturn
 
-from critlab.analysis.digits import plain
-from critlab.analysis.numtext import is_int_text, is_number_text, one_line
 from critlab.analysis.spec import SpecError, check_int, coerce, field_types
+from critlab.analysis.text.digits import plain
+from critlab.analysis.text.numtext import is_int_text, is_number_text, one_line
 
 MAX_THREADS = 1024
 

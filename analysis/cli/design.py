@@ -27,11 +27,11 @@ from typing import Any
 from critlab.analysis.cli.args import _add_system_params, _flag
 from critlab.analysis.design.quantity import fight_params_of, snake, split_fight
 from critlab.analysis.design.tune import DEFAULT_TOP, MAX_GRID, known_params, param_kind, tune_params
-from critlab.analysis.digits import plain
-from critlab.analysis.numtext import is_int_text, is_number_text
 from critlab.analysis.results import json_number as _num
 from critlab.analysis.spec import SpecError, coerce
 from critlab.analysis.systems import get_system, registry
+from critlab.analysis.text.digits import plain
+from critlab.analysis.text.numtext import is_int_text, is_number_text
 
 COMMANDS = ("tune", "sensitivity")
 _RANGE = re.compile(r"\s*([+-]?[0-9]+)\s*\.\.\s*([+-]?[0-9]+)\s*")

@@ -78,11 +78,11 @@ from critlab.analysis.cli.args import (  # noqa: E402
     _spec_from_args,
     add_run_flags,
 )
-from critlab.analysis.numtext import one_line  # noqa: E402
 from critlab.analysis.results import ALL_BINS_HELP, CAPPED, cap_bins  # noqa: E402
 from critlab.analysis.run import MAX_SEED, MAX_TRIALS  # noqa: E402
 from critlab.analysis.spec import SpecError  # noqa: E402
 from critlab.analysis.systems import get_system, registry  # noqa: E402
+from critlab.analysis.text.numtext import one_line  # noqa: E402
 
 _release_interrupts(_previous_handler)
 

@@ -36,9 +36,9 @@ import numpy as np
 
 from critlab.analysis.dice.notation import DiceExpr, parse
 from critlab.analysis.dice.reading import reading
-from critlab.analysis.digits import number
-from critlab.analysis.display import percent
+from critlab.analysis.display.dist import percent
 from critlab.analysis.dist import Dist
+from critlab.analysis.text.digits import number
 
 WIDTH = 80
 SHOWN = 0.9999
@@ -185,7 +185,7 @@ def compare(*expressions: str) -> Any:
 def plot_compare(*expressions: str, ax: Any = None, kind: str = "eq") -> Any:
     """:func:`compare`'s distributions as lines in the project's style, one an expression;
     ``kind="ge"`` draws ``P(X >= v)`` ("at least"). Returns the Axes."""
-    from critlab.analysis.display import new_axes
+    from critlab.analysis.display.dist import new_axes
     from critlab.analysis.style import variant_colors
 
     frame = compare(*expressions)

@@ -34,8 +34,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from critlab.analysis.digits import CSV_FLOAT, plain
-from critlab.analysis.numtext import is_int_text, one_line
 from critlab.analysis.report import stepsummary
 from critlab.analysis.report.build import Progress, SectionOutput, plain_progress, run_system
 from critlab.analysis.report.checks import checks_verdict, run_checks
@@ -46,6 +44,8 @@ from critlab.analysis.report.output import ReportFolder, write_file
 from critlab.analysis.report.page import assemble, change_words, status, verdict
 from critlab.analysis.report.warm import warm_kernels
 from critlab.analysis.run import MAX_SEED, MAX_TRIALS
+from critlab.analysis.text.digits import CSV_FLOAT, plain
+from critlab.analysis.text.numtext import is_int_text, one_line
 from critlab.kernels.runner import resolve_seed
 
 __all__ = ["ConfigError", "ReportResult", "build_report", "load_config", "main"]
@@ -145,7 +145,7 @@ def _build(
     tables = {rel: frame for outs in outputs.values() for o in outs for rel, frame in o.tables.items()}
     if comparison is not None:
         tables["tables/changes.csv"] = comparison.changes
-    # numbers as people write them: at most 15 significant digits (critlab.analysis.digits)
+    # numbers as people write them: at most 15 significant digits (critlab.analysis.text.digits)
     csv = {rel: frame.to_csv(index=False, float_format=CSV_FLOAT) for rel, frame in tables.items()}
     files.update({rel: text.encode("utf-8") for rel, text in csv.items()})
     files["index.html"] = html.render(doc).encode("utf-8")

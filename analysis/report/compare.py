@@ -24,9 +24,9 @@ from typing import Any
 
 import pandas as pd
 
-from critlab.analysis.digits import number
 from critlab.analysis.report.bounded import check_tree, read_bounded, too_deep
 from critlab.analysis.report.config import ConfigError
+from critlab.analysis.text.digits import number
 
 SUMMARY_FORMAT = "critlab-report-summary/1"
 EXACT_TOL = 1e-12

@@ -18,9 +18,9 @@ import math
 import re
 from typing import Any
 
-from critlab.analysis.numtext import DecimalText, is_number_text
 from critlab.analysis.spec import Spec, SpecError, field_types
 from critlab.analysis.systems import RuleSystem
+from critlab.analysis.text.numtext import DecimalText, is_number_text
 
 # Grid points a report section may have (counted from its axes before any is built).
 MAX_POINTS = 5000

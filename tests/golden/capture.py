@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
+POINTS: dict[str, list[dict]] = json.loads((HERE / "points.json").read_text())
+"""Each system's golden parameter points, shared by the tests that walk them."""
 
 
 def argv(system: str, params: dict) -> list[str]:
@@ -19,8 +21,7 @@ def argv(system: str, params: dict) -> list[str]:
 
 
 def main() -> None:
-    points = json.loads((HERE / "points.json").read_text())
-    for system, plist in points.items():
+    for system, plist in POINTS.items():
         for i, params in enumerate(plist):
             for cmd, extra in (("exact", []), ("simulate", ["--seed", "1", "--trials", "100000"])):
                 res = subprocess.run(

@@ -19,7 +19,7 @@ from critlab.analysis.report.compare import EXACT_TOL, compare
 from critlab.analysis.report.config import DEFAULT_CONFIG, ConfigError, load_config, parse_config
 from critlab.analysis.systems import BUILT_IN, registry
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DESIGNER = ROOT / "reports" / "examples" / "designer.toml"
 
 TINY = """

@@ -17,7 +17,7 @@ from critlab.analysis.design.quantity import within
 from critlab.analysis.report.checks import checks_verdict, parse_checks, run_checks
 from critlab.analysis.report.config import ConfigError, load_config, parse_config
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DESIGNER = ROOT / "reports" / "examples" / "designer.toml"
 
 ADVANTAGE = {

@@ -24,12 +24,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from golden.capture import argv
+from golden.capture import POINTS, argv
 
 from critlab.analysis.cli.main import main
 
-GOLDEN = Path(__file__).parent / "golden"
-POINTS = json.loads((GOLDEN / "points.json").read_text())
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 CASES = [(s, i, c) for s, plist in POINTS.items() for i in range(len(plist)) for c in ("exact", "simulate")]
 
 # Relative tolerance: float64 sums of up to ~10^6 terms carry a rounding error of a few
@@ -125,7 +124,7 @@ NARROWINGS = {
 
 # The exact-value checks: the golden exact files, and the exact engine's values against
 # icepool and first principles.
-NARROWED_TESTS = ["tests/test_golden.py", "tests/test_dist.py", "tests/test_dice_exact.py"]
+NARROWED_TESTS = ["tests/systems/test_golden.py", "tests/test_dist.py", "tests/dice/test_dice_exact.py"]
 
 
 @pytest.mark.parametrize("narrowing", list(NARROWINGS))
@@ -133,7 +132,7 @@ def test_exact_values_hold_with_numpy_simd_narrowed(narrowing, tmp_path):
     disabled = NARROWINGS[narrowing](_dispatched())
     if not disabled:
         pytest.skip(f"this CPU has no dispatched NumPy features to turn off ({narrowing})")
-    root = Path(__file__).parent.parent
+    root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "NPY_DISABLE_CPU_FEATURES": " ".join(disabled)}
     probe = "import sys; from numpy._core._multiarray_umath import __cpu_features__ as f; "
     probe += "print([x for x in sys.argv[1:] if f[x]])"

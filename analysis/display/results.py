@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from critlab.analysis.display import new_axes, percent, table
+from critlab.analysis.display.dist import new_axes, percent, table
 
 
 def outcomes_html(

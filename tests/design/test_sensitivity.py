@@ -10,10 +10,10 @@ one natural more or fewer hits, 0.05 × 4.5 = 0.225 of damage.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pytest
+from golden.capture import POINTS
 
 from critlab.analysis.cli import main as cli
 from critlab.analysis.design.quantity import QuantityError
@@ -115,9 +115,6 @@ def test_fight_parameters_are_perturbed_too():
     assert row["minus_1"] > row["at"] > row["plus_1"]
     median = df[(df.param == "thac0") & (df.quantity == "median_rounds")].iloc[0]
     assert median["at"] == 4
-
-
-POINTS = json.loads((Path(__file__).parent / "golden" / "points.json").read_text())
 
 
 def _argv(params: dict) -> list[str]:

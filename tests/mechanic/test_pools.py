@@ -30,7 +30,7 @@ from critlab.analysis.spec import SpecError
 from critlab.analysis.systems import get_system
 from critlab.analysis.validate import validate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "notebooks" / "examples"
 SHADOWRUN = f"{EXAMPLES / 'shadowrun.py'}:success_test"
 VAMPIRE = f"{EXAMPLES / 'vampire_v5.py'}:v5_roll"

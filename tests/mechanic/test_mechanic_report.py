@@ -14,7 +14,7 @@ from critlab.analysis.cli.main import main
 from critlab.analysis.report.config import parse_config
 from critlab.analysis.report.reading import ConfigError
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "notebooks" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "notebooks" / "examples"
 REF = "examples/savage_worlds.py:trait_roll"
 
 CONFIG = f"""

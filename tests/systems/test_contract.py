@@ -11,17 +11,16 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
+from golden.capture import POINTS
 
 from critlab.analysis.cli.main import main
 from critlab.analysis.params import Int, declared
 from critlab.analysis.systems import registry
 from critlab.analysis.validate import validate
 
-POINTS = json.loads((Path(__file__).parent / "golden" / "points.json").read_text())
 SYSTEMS = list(registry())
 
 

@@ -20,7 +20,7 @@ from critlab.analysis.mechanic import Bool, Int, Mechanic, mechanic, param
 from critlab.analysis.systems import get_system
 from critlab.analysis.validate import validate
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "notebooks" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "notebooks" / "examples"
 SAVAGE = f"{EXAMPLES / 'savage_worlds.py'}:trait_roll"
 BLADES = f"{EXAMPLES / 'blades_in_the_dark.py'}:action_roll"
 TOL = 1e-12

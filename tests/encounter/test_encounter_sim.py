@@ -17,7 +17,7 @@ from critlab.analysis.spec import SpecError
 from critlab.analysis.systems import get_system
 from critlab.analysis.validate import validate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PARTY = ROOT / "reports" / "examples" / "party_vs_ogre.toml"
 THAC0 = get_system("thac0")
 CRIT = get_system("crit-range")

@@ -3,7 +3,7 @@ plots in the project's style.
 
 Every displayed type (:class:`~critlab.analysis.dist.Dist`, exact and simulated results,
 a validation) gets a short ``__repr__`` and an HTML table from here (results' outcome
-tables and plots from :mod:`critlab.analysis.display_results`), so a notebook cell that
+tables and plots from :mod:`critlab.analysis.display.results`), so a notebook cell that
 ends in one shows the answer the way the command line prints it, not the object's
 fields. Probabilities are percentages with two decimals (:func:`percent`), never rounded
 to a false 0 or 100.

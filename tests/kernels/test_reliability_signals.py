@@ -18,7 +18,7 @@ import pytest
 
 from critlab.analysis.cli.main import main
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _start(*argv: str, cwd: Path | None = None) -> subprocess.Popen:

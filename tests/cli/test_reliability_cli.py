@@ -21,8 +21,8 @@ import pytest
 
 from critlab.analysis.cli import main as cli
 from critlab.analysis.design.sweep import sweep
-from critlab.analysis.digits import plain
 from critlab.analysis.systems import get_system
+from critlab.analysis.text.digits import plain
 from critlab.analysis.validate import validate
 
 CRIT_RANGE = ["exact", "crit-range", "--attack-bonus", "5", "--evasion", "15"]

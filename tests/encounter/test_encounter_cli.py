@@ -10,7 +10,7 @@ import pytest
 
 from critlab.analysis.cli.main import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PARTY = str(ROOT / "reports" / "examples" / "party_vs_ogre.toml")
 
 DUEL = """

@@ -96,7 +96,7 @@ def test_a_module_reference_is_never_imported_from_the_current_folder(tmp_path, 
 
 
 def test_the_same_file_named_as_a_file_is_loaded(tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(Path(__file__).parent.parent)
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
     assert main(["exact", "notebooks/examples/savage_worlds.py:trait_roll", "--trait", "8", "--json"]) == 0
     assert '"failure": 0.1875' in capsys.readouterr().out
 

@@ -23,7 +23,7 @@ from critlab.analysis.report.config import DEFAULT_CONFIG, SweepSection, Validat
 from critlab.analysis.style import contrast
 from critlab.analysis.systems import get_system
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DESIGNER = ROOT / "reports" / "examples" / "designer.toml"
 CONFIGS = {"default": DEFAULT_CONFIG, "designer": DESIGNER}
 TRIALS = 20_000

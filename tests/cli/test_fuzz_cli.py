@@ -15,10 +15,10 @@ import signal
 from contextlib import contextmanager
 
 import pytest
+from golden.capture import POINTS
 from golden.capture import argv as golden_argv
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_golden import POINTS
 
 from critlab.analysis.cli import main as cli
 from critlab.analysis.report.config import ConfigError, load_config, parse_config

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="headless Chromium is not installed (apt-get install chromium)"
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REPORTS = {"default": DEFAULT_CONFIG, "designer": ROOT / "reports" / "examples" / "designer.toml"}
 PHONE, DESKTOP = 390, 1280  # CSS pixels
 
