@@ -39,6 +39,7 @@ from critlab.analysis.report.build import Progress, SectionOutput, plain_progres
 from critlab.analysis.report.checks import checks_verdict, run_checks
 from critlab.analysis.report.compare import SUMMARY_FORMAT, Comparison, compare, load_baseline
 from critlab.analysis.report.config import ConfigError, ReportConfig, load_config
+from critlab.analysis.report.encounters import encounter_section
 from critlab.analysis.report.meta import run_metadata
 from critlab.analysis.report.output import ReportFolder, write_file
 from critlab.analysis.report.page import assemble, change_words, status, verdict
@@ -114,9 +115,10 @@ def _build(
 ) -> tuple[dict[str, Any], bool, str]:
     """Run every section, write the files into the staged folder and swap it in."""
     run_seed = resolve_seed(cfg.seed)
-    n_sections = sum(len(b.sections) for b in cfg.systems)
+    n_sections = sum(len(b.sections) for b in cfg.systems) + len(cfg.encounters)
+    over = [b.name for b in cfg.systems] + sorted({s.file for s in cfg.encounters})
     say(
-        f"report {cfg.name!r}: {n_sections} sections over {', '.join(b.name for b in cfg.systems)}; "
+        f"report {cfg.name!r}: {n_sections} sections over {', '.join(over)}; "
         f"seed {run_seed}, {cfg.trials:,} trials per validation"
     )
     meta = run_metadata()
@@ -124,9 +126,10 @@ def _build(
     outputs: dict[str, list[SectionOutput]] = {}
     for block in cfg.systems:
         outputs[block.name] = run_system(block, cfg, run_seed, say, None if progress else False)
+    encounters = [encounter_section(s, say) for s in cfg.encounters]  # exact chains, no seed
 
     metrics: dict[str, dict[str, Any]] = {}
-    for outs in outputs.values():
+    for outs in [*outputs.values(), encounters]:
         for o in outs:
             metrics.update(o.metrics)
     validations = [o.info for outs in outputs.values() for o in outs if "passed" in o.info]
@@ -137,12 +140,15 @@ def _build(
     if base is not None:
         comparison = compare(metrics, base["metrics"], name=str(baseline))
     wall = time.perf_counter() - start
-    doc = assemble(cfg, run_seed, outputs, comparison, meta, wall, checks=checks, baseline=base)
+    doc = assemble(
+        cfg, run_seed, outputs, comparison, meta, wall, checks=checks, baseline=base, encounters=encounters
+    )
 
     from critlab.analysis.report import html, markdown
 
     files: dict[str, bytes] = {fig.file: fig.png for fig in doc.figures()}
     tables = {rel: frame for outs in outputs.values() for o in outs for rel, frame in o.tables.items()}
+    tables.update({rel: frame for o in encounters for rel, frame in o.tables.items()})
     if comparison is not None:
         tables["tables/changes.csv"] = comparison.changes
     # numbers as people write them: at most 15 significant digits (critlab.analysis.text.digits)
@@ -166,12 +172,13 @@ def _build(
             "batches": cfg.batches,
             "alpha": cfg.alpha,
             "systems": [b.name for b in cfg.systems],
+            "encounters": sorted({s.file for s in cfg.encounters}),
             "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - wall)),
             "wall_time_s": round(wall, 3),
         },
         "validations": validations,
         "checks": checks,
-        "sections": [o.info for outs in outputs.values() for o in outs],
+        "sections": [o.info for outs in [*outputs.values(), encounters] for o in outs],
         "comparison": None if comparison is None else _comparison_json(cfg, comparison, base, run_seed),
         "metrics": metrics,
     }

@@ -10,6 +10,12 @@ A report configuration lists them as ``[[checks]]`` tables::
     min = 0.09                             # inclusive; min and/or max
     max = 0.11
 
+With ``encounter = "FILE"`` instead of ``system`` a check holds an encounter file (read
+from the configuration's folder): ``params`` are its settings (``"ogre.hp" = 60``,
+``order = "rolled"``), ``quantity`` one of its labels or metrics (``a_wins``,
+``p_any_down_a``), computed by the exact chain; its row carries ``encounter`` where a
+system's carries ``system`` (:mod:`critlab.analysis.report.encounter_read`).
+
 Each check is read and probed when the configuration is loaded (an unknown system,
 parameter or quantity, or neither bound, is a :class:`ConfigError` naming the file and
 key), then computed exactly when the report is built. A null value fails; bounds allow
@@ -41,6 +47,8 @@ from critlab.analysis.design.quantity import (
     within,
 )
 from critlab.analysis.report.doc import Heading, Paragraph, Table
+from critlab.analysis.report.encounter_read import encounter_check
+from critlab.analysis.report.encounter_words import quantity_text
 from critlab.analysis.report.reading import ConfigError, Reader, build_spec, check_param, shown
 from critlab.analysis.report.words import words
 from critlab.analysis.spec import Spec, SpecError
@@ -73,6 +81,10 @@ class Check:
     def value(self) -> float | None:
         return self.quantity.value(self.spec, self.fight or None)
 
+    def origin(self) -> dict[str, Any]:
+        """What the check holds, as its summary row names it."""
+        return {"system": self.system}
+
 
 def _bound_text(lo: float | None, hi: float | None) -> str:
     if lo is not None and hi is not None:
@@ -87,8 +99,12 @@ def _bound(r: Reader, name: str) -> float | None:
     return None if value is None else float(value)
 
 
-def _check(row: Any, file: str, key: str) -> Check:
+def _check(row: Any, file: str, key: str) -> Any:
     r = Reader(file, row, key)
+    if "encounter" in row:  # an encounter file's settings and quantity
+        if "system" in row:
+            raise r.error("system", "a check holds a system or an encounter, not both")
+        return encounter_check(r)
     r.only(CHECK_KEYS)
     sys_name = r.get("system", str, None, what="the name of a system")
     installed = registry()
@@ -170,7 +186,7 @@ def run_checks(checks: tuple[Check, ...] | list[Check]) -> list[dict[str, Any]]:
         out.append(
             {
                 "name": c.name,
-                "system": c.system,
+                **c.origin(),  # system, or encounter (its file)
                 "params": c.params(),
                 "quantity": c.quantity.name,
                 "value": value,
@@ -207,8 +223,9 @@ def checks_blocks(results: list[dict[str, Any]]) -> list:
     rows = [
         [
             r["name"],
-            r["system"],
-            words(r["quantity"]),  # hit+critical_hit -> "hit or critical hit"
+            r["system"] if "system" in r else f"encounter {r['encounter']}",
+            # hit+critical_hit -> "hit or critical hit"; a_wins -> "P(side a wins)"
+            words(r["quantity"]) if "system" in r else quantity_text(r["quantity"]),
             _number(r["value"]),
             "–" if r["min"] is None else f"{r['min']:g}",
             "–" if r["max"] is None else f"{r['max']:g}",

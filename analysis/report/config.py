@@ -9,7 +9,10 @@ naming the file, the key path and what is allowed; sections are numbered from 1:
 
     designer.toml: systems.thac0.sections[2].grid.crit_threshold: parameter crit_threshold = 25: ...
 
-Balance checks (``[[checks]]``) are read and probed by :mod:`critlab.analysis.report.checks`.
+Balance checks (``[[checks]]``) are read and probed by :mod:`critlab.analysis.report.checks`;
+encounter sections (``[[encounters]]``: an encounter file, one setting varied, its
+quantities exact at each point) and encounter checks by
+:mod:`critlab.analysis.report.encounter_read`.
 The format is described in ``reports/examples/designer.toml``; the built-in
 configuration is ``analysis/report/default.toml``.
 
@@ -33,6 +36,7 @@ from critlab.analysis.mechanic.load import resolve_from
 from critlab.analysis.params import WrittenFloat
 from critlab.analysis.report.bounded import check_tree, read_bounded, too_deep
 from critlab.analysis.report.checks import parse_checks
+from critlab.analysis.report.encounter_read import parse_encounters
 from critlab.analysis.report.lead import check_lead, report_keys
 from critlab.analysis.report.reading import (
     MAX_POINTS,
@@ -269,7 +273,7 @@ def parse_config(data: dict[str, Any], file: str, *, sha256: str = "") -> Report
     Every system it names must be installed; every spec is built up front.
     """
     top = Reader(file, data, "")
-    top.only(("report", "systems", "checks"))
+    top.only(("report", "systems", "checks", "encounters"))
     rep = Reader(file, top.get("report", dict, {}), "report")
     rep.only(_REPORT_KEYS)
     name = rep.text("name", Path(file).stem)
@@ -284,8 +288,10 @@ def parse_config(data: dict[str, Any], file: str, *, sha256: str = "") -> Report
         raise rep.error("alpha", f"must be a number in (0, 1), got {alpha}")
 
     systems_table = top.get("systems", dict, None) or {}
-    if not systems_table and "checks" not in data:  # a checks-only configuration is fine
-        raise ConfigError(file, "systems", "name at least one system, e.g. [systems.NAME], or [[checks]]")
+    if not systems_table and "checks" not in data and "encounters" not in data:  # checks-only is fine
+        raise ConfigError(
+            file, "systems", "name at least one system, e.g. [systems.NAME], [[encounters]] or [[checks]]"
+        )
     installed = registry()
     blocks = []
     for sys_name, block in systems_table.items():
@@ -313,6 +319,7 @@ def parse_config(data: dict[str, Any], file: str, *, sha256: str = "") -> Report
         alpha=float(alpha),
         systems=tuple(blocks),
         checks=parse_checks(data.get("checks"), file),
+        encounters=parse_encounters(data.get("encounters"), file, slug),
         sha256=sha256,
     )
 

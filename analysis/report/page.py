@@ -30,6 +30,7 @@ from critlab.analysis.report.doc import (
     fmt_se,
     fmt_z,
 )
+from critlab.analysis.report.encounters import encounter_blocks
 from critlab.analysis.report.findings import headlines
 from critlab.analysis.report.tables import is_probability
 from critlab.analysis.report.validation import p_is, summary_sentence, z_text
@@ -116,6 +117,8 @@ def change_words(
                 spec = section.spec
                 outcomes[key] = set(spec_labels(block.name, spec))
             specs.setdefault(block.name, type(spec))
+    for s in cfg.encounters:
+        titles[f"encounters/{s.id}"] = s.title
 
     def say(system: str, name: str) -> str:
         return words(name, specs.get(system), unit=False)
@@ -198,6 +201,7 @@ def assemble(
     wall_time: float,
     checks: list[dict[str, Any]] | None = None,
     baseline: dict[str, Any] | None = None,
+    encounters: list[SectionOutput] | None = None,
 ) -> Document:
     """The document: the blocks both writers render (``baseline``: the summary the
     comparison was made against, to say whether it is this configuration's)."""
@@ -246,6 +250,7 @@ def assemble(
             doc.add(Paragraph(block.note, "note"))
         for o in outs:
             doc.add(*o.blocks)
+    doc.add(*encounter_blocks(encounters or []))  # [[encounters]] sections, after the systems
     rows = [
         ["critlab", str(meta.get("critlab_version"))],
         ["git commit", f"{commit}{' (local changes)' if meta.get('git_dirty') else ''}" if commit else "–"],

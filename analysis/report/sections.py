@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from critlab.analysis.report.checks import Check
+from critlab.analysis.report.encounter_read import EncounterSection
 from critlab.analysis.report.reading import ConfigError
 from critlab.analysis.spec import Spec
 
@@ -98,6 +99,7 @@ class ReportConfig:
     alpha: float
     systems: tuple[SystemBlock, ...] = field(default_factory=tuple)
     checks: tuple[Check, ...] = ()  # [[checks]]: balance goals (critlab.analysis.report.checks)
+    encounters: tuple[EncounterSection, ...] = ()  # [[encounters]] (report.encounter_read)
     sha256: str = ""  # of the file's bytes, recorded in summary.json
 
     def with_overrides(self, *, trials: int | None = None, seed: int | None = None) -> ReportConfig:
