@@ -31,8 +31,9 @@ critlab.analysis.spec.SpecError: parameter vary = 100,000 points: need about 7e+
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,11 +42,12 @@ from critlab.analysis.dice.notation import parse
 from critlab.analysis.params import Dice, declared
 from critlab.analysis.spec import Spec, SpecError
 
-# A run's total, in units: about 2 minutes on the 2-core development machine, where a unit
-# takes 0.15-0.45 ns (fights of hp 10 to 10^5, encounters up to 10^6 states) and a plain
-# point about 1 ms. A CI report job or a tune that would pass it is almost surely a range
-# typed too wide, and is refused before any work rather than left running for an hour.
-BUDGET = 4e11
+# A run's total, in units: about two minutes of one core on the 2-core development
+# machine, where a unit took 0.26-0.45 ns of CPU (tunes over fights of hp 100 to 5x10^4 and
+# over 4,400 plain crit-range points; encounters 0.12-0.4 ns), so 105-160 s. It admits the
+# largest grid a tune takes (10^5 plain points) and refuses, before any work, the runs that
+# would hold a CI report job or a terminal for an hour: almost surely a range typed too wide.
+BUDGET = 3.5e11
 # One exact point's fixed work: the spec checked, the system's model and its result built
 # (measured ~0.9-1.1 ms a point tuning crit-range and thac0; at 0.3 ns a unit).
 POINT_COST = 3e6
@@ -160,6 +162,46 @@ def encounter_work(enc: Any) -> float:
     return POINT_COST + per_round * rounds
 
 
+# At most this many points of a grid are probed for its most expensive one.
+MAX_PROBES = 32
+
+
+def corners(axes: Sequence[tuple[str, Sequence[Any], bool]]) -> list[dict[str, Any]]:
+    """The points of a grid probed for its most expensive: ``axes`` are ``(name, values,
+    grows)``, ``grows`` where a higher value is never cheaper (a fight's hp, attacks and
+    rounds: only its highest is probed). Every corner (an integer axis at its lowest and
+    highest value, any other axis at each of its values) while there are at most
+    :data:`MAX_PROBES`; beyond that, every axis at its lowest values and at its highest,
+    and each word of a word axis with the rest at their highest.
+
+    >>> corners([("hp", (1, 5, 9), True), ("crit_range", (0, 3, 6), False)])
+    [{'hp': 9, 'crit_range': 0}, {'hp': 9, 'crit_range': 6}]
+    """
+
+    def ends(values: Sequence[Any], grows: bool) -> list[Any]:
+        if grows:
+            return [max(values)]
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            return sorted({min(values), max(values)})
+        return list(values)
+
+    choices = [ends(values, grows) for _, values, grows in axes]
+    names = [name for name, _, _ in axes]
+    if math.prod(len(c) for c in choices) <= MAX_PROBES:
+        return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*choices)]
+    low = {n: c[0] for n, c in zip(names, choices, strict=True)}
+    high = {n: c[-1] for n, c in zip(names, choices, strict=True)}
+    out = [low, high]
+    for n, c in zip(names, choices, strict=True):
+        out += [{**high, n: v} for v in c[1:-1]][: MAX_PROBES]
+    return out[:MAX_PROBES]
+
+
+def dice_once(values: Iterable[Any]) -> float:
+    """The steps of every distinct dice expression in ``values``, each computed once."""
+    return math.fsum(dice_work(v)[1] for v in {str(v) for v in values})
+
+
 def check_budget(work: Work, name: str, shrink: str) -> None:
     """Refuse (``SpecError`` naming ``name``, one line) a run over :data:`BUDGET`, ending
     with what to shrink (``shrink``: "fewer points or a lower hp", ...)."""
@@ -168,7 +210,7 @@ def check_budget(work: Work, name: str, shrink: str) -> None:
             name,
             f"{work.points:,} points",
             f"need about {work.total:.2g} units of exact work (up to {work.per_point:.2g} a point); at most "
-            f"{BUDGET:.0e} in one run (about two minutes); {shrink}",
+            f"{BUDGET:.2g} in one run (about two minutes); {shrink}",
         )
 
 
@@ -178,7 +220,10 @@ __all__ = [
     "STATE_COST",
     "VALUE_COST",
     "Work",
+    "MAX_PROBES",
     "check_budget",
+    "corners",
+    "dice_once",
     "dice_work",
     "encounter_work",
     "fight_work",

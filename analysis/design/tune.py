@@ -32,6 +32,8 @@ import numpy as np
 if TYPE_CHECKING:  # pandas is imported where the frame is made: the command line's help stays light
     import pandas as pd
 
+from critlab.analysis.design import cost
+from critlab.analysis.design.cost import spec_work
 from critlab.analysis.design.quantity import (
     Quantity,
     QuantityError,
@@ -40,7 +42,7 @@ from critlab.analysis.design.quantity import (
     snake,
     split_fight,
 )
-from critlab.analysis.params import Bool, Choice, Int, declared
+from critlab.analysis.params import Bool, Choice, Dice, Int, declared
 from critlab.analysis.spec import Spec, SpecError, field_types, system_of
 
 # Larger grids are almost surely a typo in a range; refused before any work.
@@ -207,6 +209,7 @@ def tune_params(
     if fight_base:
         check_fight(fight_base)
     words_varied = any(not a.fight and param_kind(system, a.name)[0] != "int" for a in axes)
+    grid_work(system, q, spec_base, fight_base, axes, n)  # over the budget: refused before any work
 
     values = np.full(n, np.nan)
     refused = null = 0
@@ -274,6 +277,48 @@ def tune_params(
         first_refusal=first_refusal,
     )
     return df
+
+
+def grid_work(
+    system: Any,
+    q: Quantity,
+    spec_base: Mapping[str, Any],
+    fight_base: Mapping[str, Any],
+    axes: list[Axis],
+    n: int,
+) -> cost.Work:
+    """The grid's estimated exact work (:mod:`critlab.analysis.design.cost`), from its
+    corners, refused with a SpecError naming ``vary`` when over the budget. The specs'
+    own work is checked first, from their parameters alone; then, where the quantity is
+    the fight's, each corner's fight from its attack's exact damage."""
+    shrink = "use fewer points (a narrower --vary range)"
+    probes = []
+    for point in cost.corners([(a.name, a.values, a.fight) for a in axes]):
+        kw = {**spec_base, **{a.name: point[a.name] for a in axes if not a.fight}}
+        try:
+            spec = system.spec(**kw)
+        except (ValueError, TypeError):  # refused by the rules: cheap
+            continue
+        probes.append((spec, {**fight_base, **{a.name: point[a.name] for a in axes if a.fight}}))
+    dice = {name for name, d in declared(system.spec).items() if isinstance(d.kind, Dice)}
+    varied = [v for a in axes if a.name in dice for v in a.values]
+    specs = [spec_work(spec) for spec, _ in probes]
+    per = max((p for p, _ in specs), default=cost.POINT_COST)
+    work = cost.Work(n, per, cost.dice_once(varied) + max((o for _, o in specs), default=0.0))
+    cost.check_budget(work, "vary", shrink)
+    if not fight_base and not any(a.fight for a in axes):
+        return work
+    for (spec, fight), (p, _) in zip(probes, specs, strict=True):
+        try:
+            q.resolve(system.exact(spec))
+            continue  # the attack's own quantity: no fight is computed
+        except QuantityError:
+            per = max(per, p + cost.fight_work(spec, fight))
+        except ValueError:
+            continue
+    work = cost.Work(n, per, work.once)
+    cost.check_budget(work, "vary", shrink + ", a lower hp, fewer attacks_per_round or max_rounds")
+    return work
 
 
 def _check_size(lengths: Mapping[str, int]) -> int:
@@ -354,6 +399,7 @@ __all__ = [
     "MAX_GRID",
     "Axis",
     "check_axes",
+    "grid_work",
     "known_params",
     "param_kind",
     "tune",
