@@ -22,8 +22,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from critlab.analysis.design import cost
 from critlab.analysis.design.quantity import QuantityError, quantities_of, run_fight, snake
 from critlab.analysis.design.tune import param_kind
+from critlab.analysis.fight.exact import Fight
 from critlab.analysis.spec import Spec, system_of
 
 COLUMNS = ("param", "quantity", "at", "minus_1", "plus_1")
@@ -43,6 +45,20 @@ def _values(result: Any, fight_result: Any, names: list[tuple[str, str, str]]) -
 
 def _system(spec: Spec) -> Any:
     return system_of(spec)  # None or another object: a one-line TypeError naming spec
+
+
+def check_work(spec: Spec, fight: Mapping[str, Any], points: int) -> None:
+    """Refuse (SpecError, one line) a sensitivity whose estimated exact work passes
+    :data:`critlab.analysis.design.cost.BUDGET`: ``points`` points, each costing at most
+    the spec's own with every fight parameter one higher (a fight grows with each)."""
+    worst = {k: v + 1 if isinstance(v, int) else v for k, v in fight.items()} if fight else None
+    if worst is not None:
+        try:
+            Fight(**worst)
+        except ValueError:  # at a bound, the neighbour is refused: the spec's own is the most
+            worst = dict(fight)
+    work = cost.Work(points, cost.point_work(spec, worst))
+    cost.check_budget(work, "hp" if fight else "spec", "a lower hp, fewer attacks_per_round or max_rounds")
 
 
 def sensitivity(spec: Spec, *, fight: Mapping[str, Any] | None = None) -> pd.DataFrame:
@@ -69,12 +85,13 @@ def sensitivity(spec: Spec, *, fight: Mapping[str, Any] | None = None) -> pd.Dat
     if fight is not None and not isinstance(fight, Mapping):
         raise TypeError(f"fight must be a mapping such as {{'hp': 30}}, got {type(fight).__name__}")
     fight = dict(fight or {})
+    params = [n for n, v in spec.params().items() if v is not None and param_kind(system, n)[0] == "int"]
+    params += [n for n in fight if isinstance(fight[n], int)]
+    check_work(spec, fight, 1 + 2 * len(params))
     here = system.exact(spec)
     here_fight = run_fight(spec, fight) if fight else None
     names = quantities_of(here, here_fight)
     at = _values(here, here_fight, names)
-    params = [n for n, v in spec.params().items() if v is not None and param_kind(system, n)[0] == "int"]
-    params += [n for n in fight if isinstance(fight[n], int)]
     rows = []
     for p in params:
         sides = []
@@ -172,4 +189,4 @@ def tornado(
     return fig
 
 
-__all__ = ["COLUMNS", "effects", "sensitivity", "tornado"]
+__all__ = ["COLUMNS", "check_work", "effects", "sensitivity", "tornado"]
