@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from critlab.analysis import style
 
 _LABEL_WORDS = {"a_wins": "side a wins", "b_wins": "side b wins", "draw": "a draw", "undecided": "undecided"}
@@ -40,16 +42,26 @@ def is_probability(q: str) -> bool:
     return quantity_text(q).startswith("P(")
 
 
-def setting_text(setting: str) -> str:
-    """A setting in words: ``ogre.hp`` is "ogre's hit points"."""
+def setting_text(setting: str, enc: Any = None) -> str:
+    """A setting in words: ``ogre.hp`` is "ogre's hit points"; an attack's parameter reads
+    as its system declares it (``target_ac``: "target AC") when ``enc`` is given."""
     if setting in _SETTING_WORDS:
         return _SETTING_WORDS[setting]
     name, _, rest = setting.partition(".")
     if rest in _OWN_WORDS:
         return f"{name}'s {_OWN_WORDS[rest]}"
-    if rest.startswith("defense."):
-        return f"{name}'s defense: {style.axis_label(rest.removeprefix('defense.'))}"
-    return f"{name}'s {style.axis_label(rest)}"
+    param = rest.removeprefix("defense.")
+    spec_cls = None
+    if enc is not None:
+        mine = [c for c in enc.combatants if c.name == name]
+        if rest.startswith("defense.") and mine:  # the parameter of whoever attacks it
+            side = mine[0] in enc.a.combatants
+            attackers = [c for c in enc.combatants if (c in enc.a.combatants) != side]
+        else:
+            attackers = mine
+        spec_cls = next((c.attack.system.spec for c in attackers if param in c.attack.names), None)
+    said = style.axis_label(param, spec_cls)
+    return f"{name}'s defense: {said}" if rest.startswith("defense.") else f"{name}'s {said}"
 
 
 __all__ = ["is_probability", "quantity_text", "setting_text"]

@@ -66,7 +66,7 @@ def lead_sentence(section: EncounterSection, wide: pd.DataFrame) -> str:
         return ""
     say = pct if is_probability(q) else num
     lo, hi = fmt_value(section.values[0]), fmt_value(section.values[-1])
-    where = setting_text(section.setting)
+    where = setting_text(section.setting, section.points[0])
     if first == last:
         return f"{quantity_text(q)} stays at {say(first)} from {where} {lo} to {hi}."
     verb = "rises" if last > first else "falls"
@@ -95,7 +95,7 @@ def encounter_figure(section: EncounterSection, wide: pd.DataFrame) -> MplFigure
             ax.plot(x, y, "-", marker="o", ms=3, lw=1.6, color=colours[q], label=quantity_text(q))
         if not numeric:
             ax.set_xticks(x, [fmt_value(v) for v in section.values])
-        ax.set_xlabel(setting_text(section.setting))
+        ax.set_xlabel(setting_text(section.setting, section.points[0]))
         ax.set_ylabel("probability" if group is probs and len(group) > 1 else quantity_text(group[0]))
         if group is probs:
             ax.set_ylim(0, 1.02)
@@ -110,7 +110,7 @@ def encounter_figure(section: EncounterSection, wide: pd.DataFrame) -> MplFigure
 
 def _shows(section: EncounterSection) -> str:
     what = ", ".join(quantity_text(q) for q in section.quantities)
-    return f"{what} by {setting_text(section.setting)}"
+    return f"{what} by {setting_text(section.setting, section.points[0])}"
 
 
 def _table(section: EncounterSection, wide: pd.DataFrame) -> Table:
@@ -119,7 +119,10 @@ def _table(section: EncounterSection, wide: pd.DataFrame) -> Table:
         [fmt_value(row[section.setting]), *(formats[q](row[q]) for q in section.quantities)]
         for row in wide.to_dict(orient="records")
     ]
-    header = [setting_text(section.setting), *(quantity_text(q) for q in section.quantities)]
+    header = [
+        setting_text(section.setting, section.points[0]),
+        *(quantity_text(q) for q in section.quantities),
+    ]
     return Table(header, rows, caption=f"Exact: {_shows(section)}.", label_columns=1)
 
 
@@ -134,7 +137,9 @@ def encounter_section(section: EncounterSection, say: Progress) -> SectionOutput
     lead = lead_sentence(section, wide)
     if lead:
         out.blocks.append(Paragraph(lead, "lead"))
-    set_text = "; ".join(f"{setting_text(k)} {fmt_value(v)}" for k, v in section.settings.items())
+    set_text = "; ".join(
+        f"{setting_text(k, section.points[0])} {fmt_value(v)}" for k, v in section.settings.items()
+    )
     about = f"Encounter file {section.file}" + (f", with {set_text}" if set_text else "") + "."
     out.blocks.append(Paragraph(one_line(about), "note"))
     if section.note:

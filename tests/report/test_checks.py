@@ -166,10 +166,11 @@ def test_bad_check_exits_2_before_any_work(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
-def test_designer_example_holds_two_passing_checks():
+def test_designer_example_holds_three_passing_checks():
     checks = load_config(DESIGNER).checks
     results = run_checks(checks)
-    assert len(results) == 2 and all(r["passed"] for r in results)
+    assert len(results) == 3 and all(r["passed"] for r in results)
     # an axe with crit range 2 crits 2/20; THAC0 12 against AC 4, crits on 19-20:
-    # 11/20 × 4.5 + 2/20 × 9 = 3.375
-    assert [r["value"] for r in results] == pytest.approx([0.1, 3.375], abs=1e-12)
+    # 11/20 × 4.5 + 2/20 × 9 = 3.375 (the third, an encounter's: test_report_encounters)
+    assert [r["value"] for r in results[:2]] == pytest.approx([0.1, 3.375], abs=1e-12)
+    assert results[2]["encounter"] == "party_vs_ogre.toml"

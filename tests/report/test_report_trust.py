@@ -120,12 +120,12 @@ def test_a_failing_check_makes_the_first_banner_a_failure_and_marks_its_row(tmp_
     result = build_report(config, out=tmp_path / "out", trials=2_000, progress=False)
     html = (result.out / "index.html").read_text(encoding="utf-8")
     first = re.search(r"<p class=\"(\w+)\">(.*?)</p>", html)
-    assert first.group(1) == "fail" and first.group(2).startswith("FAILED: 1 of 2 balance checks failed")
+    assert first.group(1) == "fail" and first.group(2).startswith("FAILED: 1 of 3 balance checks failed")
     assert not result.summary["passed"] and result.summary["validated"]
     failed_rows = re.findall(r'<tr class="fail">(.*?)</tr>', html)
     assert len(failed_rows) == 1 and "FAIL" in failed_rows[0] and "crits 9-11%" in failed_rows[0]
     readme = (result.out / "README.md").read_text(encoding="utf-8")
-    assert readme.splitlines()[2].startswith("**FAILED: 1 of 2 balance checks failed")
+    assert readme.splitlines()[2].startswith("**FAILED: 1 of 3 balance checks failed")
     assert "| **FAIL** |" in readme
 
 

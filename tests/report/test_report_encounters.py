@@ -1,0 +1,276 @@
+"""Encounters in a report configuration: ``[[encounters]]`` sections and encounter checks.
+
+The section's numbers are held against a duel solved by hand (two 1 hp combatants, each
+attack a hit with a probability read off the d20, side a first: a geometric race) and
+against the exact chain called directly; every configuration mistake is one line naming
+the file and key, found before any work; a passing and a failing encounter check set
+``critlab report``'s exit status; the shipped example's encounter parts compute."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from html import unescape
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from critlab.analysis.cli import main as cli
+from critlab.analysis.encounter.exact import exact_encounter
+from critlab.analysis.encounter.load import load_encounter
+from critlab.analysis.encounter.tuning import with_settings
+from critlab.analysis.report import build_report
+from critlab.analysis.report.checks import run_checks
+from critlab.analysis.report.config import ConfigError, load_config
+from critlab.analysis.report.encounters import encounter_figure, encounter_table
+
+ROOT = Path(__file__).resolve().parents[2]
+DESIGNER = ROOT / "reports" / "examples" / "designer.toml"
+OGRE = ROOT / "reports" / "examples" / "party_vs_ogre.toml"
+
+# Both 1 hp, each attack's damage "1" (a critical's double still 1 hp down): one hit ends it.
+DUEL = """
+order = "a-first"
+[[a.combatants]]
+name = "hero"
+hp = 1
+attack = { system = "thac0", thac0 = 15, target_ac = 5, damage = "1" }
+[[b.combatants]]
+name = "rat"
+hp = 1
+attack = { system = "thac0", thac0 = 17, target_ac = 5, damage = "1" }
+"""
+
+SECTION = """
+[report]
+name = "duel"
+[[encounters]]
+file = "duel.toml"
+id = "duel"
+title = "Hero against rat"
+vary = { "hero.thac0" = [11, 15, 19] }
+quantities = ["a_wins", "b_wins", "p_any_down_a", "mean_rounds"]
+"""
+
+
+def _p_hit(thac0: int, ac: int) -> Fraction:
+    """A THAC0 attack's chance to hit: d20 >= thac0 - ac, a natural 1 missing and a 20 hitting."""
+    need = min(20, max(2, thac0 - ac))
+    return Fraction(21 - need, 20)
+
+
+def _duel(pa: Fraction, pb: Fraction) -> dict[str, float]:
+    """Side a first, each round a's attack then b's: a geometric race over rounds."""
+    q = 1 - (1 - pa) * (1 - pb)  # the round decides it
+    a = pa / q
+    return {
+        "a_wins": float(a),
+        "b_wins": float(1 - a),
+        "p_any_down_a": float(1 - a),
+        "mean_rounds": float(1 / q),
+    }
+
+
+def _write(folder: Path, config: str, duel: str = DUEL) -> Path:
+    (folder / "duel.toml").write_text(duel, encoding="utf-8")
+    path = folder / "duel_report.toml"
+    path.write_text(config, encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def duel_report(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("duel")
+    config = _write(folder, SECTION)
+    result = build_report(config, out=folder / "out", progress=False)
+    return config, result
+
+
+# -- the numbers -----------------------------------------------------------------------------
+def test_each_point_is_the_duel_solved_by_hand():
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        section = load_config(_write(Path(tmp), SECTION)).encounters[0]
+        wide = encounter_table(section)
+    assert list(wide.columns) == ["hero.thac0", "a_wins", "b_wins", "p_any_down_a", "mean_rounds"]
+    rat = _p_hit(17, 5)  # 9/20
+    for row in wide.to_dict(orient="records"):
+        want = _duel(_p_hit(row["hero.thac0"], 5), rat)
+        for q, value in want.items():
+            # the chain stops with under 1e-13 of the mass still fighting: the rounds it never
+            # plays move the mean by about (rounds played) x 1e-13
+            tol = 1e-11 if q == "mean_rounds" else 1e-12
+            assert row[q] == pytest.approx(value, abs=tol), (row["hero.thac0"], q)
+
+
+def test_each_point_is_the_exact_chain_called_directly(tmp_path):
+    text = f"""
+[[encounters]]
+file = "{OGRE.as_posix()}"
+vary = {{ ogre.hp = "20..22" }}
+quantities = ["a_wins+draw", "p_down_cleric", "mean_hp_left_ogre", "p_any_down_b"]
+set = {{ order = "a-first", b.targeting = "focus" }}
+"""
+    section = load_config(_write(tmp_path, text)).encounters[0]
+    assert section.values == (20, 21, 22) and section.settings == {"order": "a-first", "b.targeting": "focus"}
+    wide = encounter_table(section)
+    base = load_encounter(OGRE)
+    for row in wide.to_dict(orient="records"):
+        enc = with_settings(base, {"order": "a-first", "b.targeting": "focus", "ogre.hp": row["ogre.hp"]})
+        r = exact_encounter(enc)
+        assert row["a_wins+draw"] == r.outcomes["a_wins"] + r.outcomes["draw"]
+        for q in ("p_down_cleric", "mean_hp_left_ogre", "p_any_down_b"):
+            assert row[q] == r.metrics[q]
+
+
+# -- the files ---------------------------------------------------------------------------------
+def test_the_figure_the_csv_and_the_summary(duel_report):
+    _, result = duel_report
+    out = result.out
+    png = out / "figures" / "encounters--duel.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    csv = pd.read_csv(out / "tables" / "encounters--duel.csv")
+    assert list(csv["hero.thac0"]) == [11, 15, 19]
+    assert csv["a_wins"].iloc[1] == pytest.approx(float(_duel(Fraction(11, 20), Fraction(9, 20))["a_wins"]))
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    info = next(s for s in summary["sections"] if s.get("kind") == "encounter")
+    assert info["encounter"] == "duel.toml" and info["points"] == 3 and info["figure"].endswith("duel.png")
+    key = "encounters/duel/hero.thac0=15/a_wins"
+    assert summary["metrics"][key] == {
+        "kind": "exact",
+        "value": pytest.approx(csv["a_wins"].iloc[1], abs=1e-14),
+    }
+    html = unescape((out / "index.html").read_text(encoding="utf-8"))
+    assert "Hero against rat" in html and "P(side a wins)" in html and "hero's THAC0" in html
+
+
+def test_the_figure_keeps_probabilities_and_amounts_apart(tmp_path):
+    section = load_config(_write(tmp_path, SECTION)).encounters[0]
+    fig = encounter_figure(section, encounter_table(section))
+    probability, rounds = fig.axes
+    assert len(probability.get_lines()) == 3 and probability.get_ylim() == (0, 1.02)
+    assert len(rounds.get_lines()) == 1 and "rounds" in rounds.get_ylabel()
+
+
+# -- configuration errors ----------------------------------------------------------------------
+V = '"hero.thac0" = [11, 15, 19]'
+T = 'title = "Hero against rat"'
+BAD = [
+    ('file = "duel.toml"', 'file = "missing.toml"', "[1].file: cannot read encounter file missing.toml"),
+    ('file = "duel.toml"', 'file = "duel.txt"', "[1].file: must be an encounter file ending in .toml"),
+    (V, '"hero.speed" = [1, 2]', "[1].vary.hero.speed: parameter hero.speed"),
+    (V, '"hero.hp" = [1, 0]', "[1].vary.hero.hp[2]: hero.hp must be an integer in 1..10000"),
+    (V, '"order" = ["a-first", "last"]', "[1].vary.order[2]: order must be one of a-first"),
+    (V, '"hero.thac0" = [11, 11]', "[1].vary.hero.thac0: has a value twice"),
+    (V, '"hero.hp" = "1..500"', "[1].vary.hero.hp: 500 values; an encounter section has 1..100 points"),
+    (V, '"hero.hp" = [1], "rat.hp" = [1]', "[1].vary: vary exactly one setting"),
+    (V, '"hero.thac0" = [11, "x"]', "[1].vary.hero.thac0[2]: hero.thac0 must be an integer"),
+    (V, '"hero.damage" = ["1", "2d"]', "[1].vary.hero.damage[2]: at hero.damage = 2d: "),
+    (V, '"hero.hp" = [1000, 1001]', "[1].vary.hero.hp[1]: at hero.hp = 1000: the exact chain would"),
+    ('"mean_rounds"]', '"mean_rounds", "p_down_ogre"]', "[1].quantities[5]: parameter quantity = p_down"),
+    (T, 'colour = "red"', "[1].colour: unknown key 'colour'"),
+    (T, 'set = { "hero.thac0" = 12 }', "[1].vary.hero.thac0: hero.thac0 is also given in set"),
+    (T, 'set = { "rat.initiative" = 30 }', "[1].set.rat.initiative: rat.initiative must be an integer"),
+    (T, "set = { rat = { attacks = 0 } }", "[1].set.rat.attacks: rat.attacks must be an integer in 1..10"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"), BAD, ids=[b[2].split(":")[0] + f"-{i}" for i, b in enumerate(BAD)]
+)
+def test_each_mistake_is_one_line_naming_the_file_and_key(tmp_path, old, new, said):
+    assert old in SECTION
+    # a hero of 1000 hp against a rat of 1000: 1001^2 states, over 10^6
+    duel = DUEL.replace("hp = 1\n", "hp = 1000\n") if "1000" in new else DUEL
+    config = _write(tmp_path, SECTION.replace(old, new), duel)
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    text = str(info.value)
+    assert "\n" not in text and text.startswith(f"{config}: "), text
+    assert "encounters" + said in text, text
+
+
+def test_a_section_over_its_state_budget_is_refused(tmp_path):
+    # each point (hero.hp + 1) x 5000 states, under 10^6; 100 points over 10^7 in all
+    duel = DUEL.replace("hp = 1\n", "hp = 4999\n").replace("hp = 4999\n", "hp = 1\n", 1)
+    text = SECTION.replace('"hero.thac0" = [11, 15, 19]', '"hero.hp" = "10..109"')
+    states = sum((hp + 1) * 5000 for hp in range(10, 110))
+    with pytest.raises(ConfigError) as info:
+        load_config(_write(tmp_path, text, duel))
+    assert f"encounters[1].vary.hero.hp: {states:,} exact chain states over 100 points" in str(info.value)
+
+
+def test_a_bad_section_exits_2_on_the_command_line_before_any_work(tmp_path, capsys):
+    config = _write(tmp_path, SECTION.replace('"hero.thac0" = [11, 15, 19]', '"hero.hp" = [0]'))
+    status = cli.main(["report", "--config", str(config), "--out", str(tmp_path / "out"), "--no-progress"])
+    err = capsys.readouterr().err.strip()
+    assert status == 2 and len(err.splitlines()) == 1 and "encounters[1].vary.hero.hp[1]" in err
+    assert not (tmp_path / "out").exists()
+
+
+# -- checks ------------------------------------------------------------------------------------
+CHECK = """
+[report]
+name = "duel-checks"
+[[checks]]
+name = "the hero wins the duel"
+encounter = "duel.toml"
+params = { hero.thac0 = 11 }
+quantity = "a_wins"
+min = {low}
+"""
+
+
+@pytest.mark.parametrize(("low", "status"), [(0.8, 0), (0.9, 1)])
+def test_an_encounter_check_passes_or_fails_the_run(tmp_path, capsys, low, status):
+    value = _duel(Fraction(15, 20), Fraction(9, 20))["a_wins"]  # 0.75 / 0.8625 = 0.8696
+    config = _write(tmp_path, CHECK.replace("{low}", str(low)))
+    out = tmp_path / "out"
+    assert cli.main(["report", "--config", str(config), "--out", str(out), "--no-progress"]) == status
+    capsys.readouterr()
+    (row,) = json.loads((out / "summary.json").read_text(encoding="utf-8"))["checks"]
+    assert row["encounter"] == "duel.toml" and "system" not in row
+    assert row["params"] == {"hero.thac0": 11} and row["value"] == pytest.approx(value, abs=1e-12)
+    assert row["passed"] is (status == 0)
+
+
+P = "params = { hero.thac0 = 11 }"
+E = 'encounter = "duel.toml"'
+CHECK_BAD = [
+    ('quantity = "a_wins"', 'quantity = "a_winz"', "checks[1].quantity: parameter quantity = a_winz"),
+    (P, "params = { hero.luck = 11 }", "checks[1].params.hero.luck: parameter hero.luck"),
+    (P, 'params = { order = "first" }', "checks[1].params.order: order must be one of"),
+    (P, "params = { hero.hp = 1000, rat.hp = 1000 }", "checks[1].params: the exact chain would have over"),
+    ("min = {low}", "", "checks[1]: give min and/or max"),
+    (E, E + '\nsystem = "crit-range"', "checks[1].system: a check holds a system or an encounter"),
+    (E, 'encounter = "nowhere.toml"', "checks[1].encounter: cannot read encounter file nowhere.toml"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"), CHECK_BAD, ids=[b[2].split(":")[0] + f"-{i}" for i, b in enumerate(CHECK_BAD)]
+)
+def test_each_check_mistake_is_one_line_naming_the_key(tmp_path, old, new, said):
+    config = _write(tmp_path, CHECK.replace(old, new).replace("{low}", "0.5"))
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    assert "\n" not in str(info.value) and said in str(info.value), str(info.value)
+
+
+# -- the shipped example -----------------------------------------------------------------------
+def test_the_designer_example_holds_an_encounter_section_and_check():
+    cfg = load_config(DESIGNER)
+    (section,) = cfg.encounters
+    assert section.file == "party_vs_ogre.toml" and section.settings == {"order": "a-first"}
+    wide = encounter_table(section)
+    base = with_settings(load_encounter(OGRE), {"order": "a-first"})
+    for row in wide.to_dict(orient="records"):
+        r = exact_encounter(with_settings(base, {"ogre.hp": row["ogre.hp"]}))
+        assert row["a_wins"] == r.outcomes["a_wins"] and row["p_any_down_a"] == r.metrics["p_any_down_a"]
+    assert list(wide["a_wins"]) == sorted(wide["a_wins"], reverse=True)  # a tougher ogre wins more
+    (check,) = [c for c in cfg.checks if getattr(c, "encounter", None)]
+    (row,) = run_checks([check])
+    enc = with_settings(load_encounter(OGRE), {"ogre.hp": 30, "order": "a-first"})
+    assert row["passed"] and row["value"] == exact_encounter(enc).outcomes["a_wins"]
