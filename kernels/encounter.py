@@ -18,6 +18,12 @@ of systems, each ``attack_k`` bound to a system's attack; unused kinds are bound
 function of its own (:func:`attack_for`) and called, not inlined: inlining several
 systems' trials into one loop compiled for many minutes. Each specialisation has its own
 name in this file, so it is cached on disk like every kernel.
+
+A designer's own mechanic is a kind too: its attack is compiled from its rule at run time
+(:func:`critlab.kernels.mechanic.make_attack`) and registered under a kind name of its own
+(:func:`add_attack`); a block calling it has no source file to be cached by, so it is
+cached in the folder and under the key its caller gives (the mechanic's cache,
+:func:`critlab.kernels.mechanic.cache_in`).
 """
 
 from __future__ import annotations
@@ -28,11 +34,13 @@ from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from critlab.kernels.bins import add_counter, add_label, add_value
 from critlab.kernels.dice import local_scratch
 from critlab.kernels.fight import trial_of
-from critlab.kernels.jit import kernel
+from critlab.kernels.jit import JIT_OPTIONS, kernel
+from critlab.kernels.mechanic import cache_in
 from critlab.kernels.rng import bounded, die, local_state
 from critlab.kernels.vocab import vocabulary
 
@@ -42,17 +50,18 @@ Policy = vocabulary("Policy", "focus weakest random", module=__name__)
 Counter = vocabulary("Counter", "decided_rounds_sum attacks any_down_a any_down_b", module=__name__)
 # Histogram 0 is the rounds; histogram 1 + k is combatant k's hit points left.
 ROUNDS = 0
-MAX_KINDS = 3
+# Three built-in systems and a mechanic: every kind a placeholder costs nothing to run.
+MAX_KINDS = 4
 
 Args = namedtuple(
     "Args",
-    "n n_a hp attacks initiative policy order max_rounds pair_kind pair_slot pairs0 pairs1 pairs2",
+    "n n_a hp attacks initiative policy order max_rounds pair_kind pair_slot pairs0 pairs1 pairs2 pairs3",
 )
 """The block's arguments: ``n`` combatants (side a's ``n_a`` first), their ``hp``,
 ``attacks`` and ``initiative`` (int64 arrays), each side's ``policy`` (an int64 array of
 two :data:`Policy` codes), the :data:`Order` code, ``max_rounds``, and per (attacker,
 target) pair (flat, ``i * n + j``) its ``pair_kind`` and its ``pair_slot`` in
-``pairs0``/``pairs1``/``pairs2``: the kernel arguments of each kind's pairs."""
+``pairs0`` .. ``pairs3``: the kernel arguments of each kind's pairs."""
 
 
 @kernel
@@ -76,7 +85,7 @@ def attack_0(s, a, scratch):
     raise NotImplementedError("bound per tuple of systems by block_for")
 
 
-attack_1 = attack_2 = attack_0
+attack_1 = attack_2 = attack_3 = attack_0
 
 
 @kernel(inline="always")
@@ -113,7 +122,9 @@ def _attack(s, a, pair, scratch):
         return attack_0(s, a.pairs0[slot], scratch)
     if kind == 1:
         return attack_1(s, a.pairs1[slot], scratch)
-    return attack_2(s, a.pairs2[slot], scratch)
+    if kind == 2:
+        return attack_2(s, a.pairs2[slot], scratch)
+    return attack_3(s, a.pairs3[slot], scratch)
 
 
 def _block(s, n_trials, out, layout, a):
@@ -228,14 +239,24 @@ def _block(s, n_trials, out, layout, a):
 
 _BLOCKS: dict[tuple[str, ...], object] = {}
 _ATTACKS: dict[str, object] = {}
+_REGISTERED: dict[str, object] = {}  # kinds given by add_attack
 _LOCK = threading.Lock()
+
+
+def add_attack(kind: str, fn) -> None:
+    """Register ``fn(s, args, scratch)``, a compiled attack returning its damage (a
+    mechanic's, :func:`critlab.kernels.mechanic.make_attack`), as kind ``kind`` for
+    :func:`block_for` (a name no kernel module has: ``mechanic_<key>``)."""
+    with _LOCK:
+        _REGISTERED[kind] = fn
 
 
 def attack_for(module: str):
     """One attack of the system whose kernel module is ``module``: its damage
-    (compiled on first call, then cached on disk). A function of its own, called and not
-    inlined: an encounter block inlining several systems' trials compiles for minutes."""
-    fn = _ATTACKS.get(module)
+    (compiled on first call, then cached on disk), or the attack registered as kind
+    ``module`` by :func:`add_attack`. A function of its own, called and not inlined: an
+    encounter block inlining several systems' trials compiles for minutes."""
+    fn = _REGISTERED.get(module) or _ATTACKS.get(module)
     if fn is None:
         name = "attack_" + module.rpartition(".")[2]
         py = pytypes.FunctionType(_one_attack.__code__, {**globals(), "system_trial": trial_of(module)}, name)
@@ -245,10 +266,13 @@ def attack_for(module: str):
     return fn
 
 
-def block_for(modules: tuple[str, ...]):
+def block_for(modules: tuple[str, ...], cache: tuple[str, str] | None = None):
     """The encounter block for the systems whose kernel modules are ``modules`` (1 to
-    :data:`MAX_KINDS`, kind ``k`` the ``k``-th), compiled on first call, then cached on
-    disk: ``block(state, n, out, layout, args)`` with :data:`Args`."""
+    :data:`MAX_KINDS`, kind ``k`` the ``k``-th; or kinds registered by
+    :func:`add_attack`), compiled on first call, then cached on disk:
+    ``block(state, n, out, layout, args)`` with :data:`Args`. ``cache`` is ``(folder,
+    key)`` for a block calling a registered attack (which this file's cache cannot key),
+    None to cache it beside this file or, with a registered attack, not at all."""
     if not 1 <= len(modules) <= MAX_KINDS:
         raise ValueError(f"an encounter block takes 1..{MAX_KINDS} systems, got {len(modules)}")
     with _LOCK:
@@ -262,7 +286,15 @@ def block_for(modules: tuple[str, ...]):
             fn = pytypes.FunctionType(_block.__code__, {**globals(), **bound}, name)
             fn.__qualname__ = name  # the cache's file name: one per tuple of systems
             fn.__doc__ = _block.__doc__
-            blk = _BLOCKS[modules] = kernel(fn)
+            if cache is not None:
+                options = cache_in(fn, *cache)
+                options.pop("boundscheck")  # the block is critlab's; the rule checks in its attack
+                blk = njit(**options)(fn)
+            elif any(m in _REGISTERED for m in modules):  # nowhere to cache it
+                blk = njit(**{k: v for k, v in JIT_OPTIONS.items() if k != "cache"})(fn)
+            else:
+                blk = kernel(fn)
+            _BLOCKS[modules] = blk
     return blk
 
 

@@ -9,9 +9,13 @@ one validator, :func:`critlab.analysis.validate.validate`. An encounter the exac
 refuses still simulates (its histograms over every round and hit point). Same seed, same
 counts on any thread count or cluster.
 
-A mechanic's attack is not simulated in an encounter (its compiled rule is built at run
-time and cannot be bound into the cached encounter kernel): such an encounter is exact
-only, and simulating it is one line saying so.
+A designer's own mechanic attacks by its compiled rule: one trial of it, its ``damage``
+value floored at 0, the target's ``defense`` applied to its parameters, as one more kind
+beside the systems' (at most :data:`critlab.kernels.encounter.MAX_KINDS` in all). The
+rule's attack and the block that calls it are built at run time, so they are cached on
+disk as the mechanic's drivers are (:mod:`critlab.analysis.mechanic.cache`: keyed by the
+rule, its declaration, the versions and the kernels' sources), and
+:class:`MechanicEncounterKernel` travels to a Dask worker by the mechanics' references.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from critlab.analysis.encounter.declare import ORDERS, TARGETING, Encounter
+from critlab.analysis.encounter.declare import DAMAGING, ORDERS, TARGETING, Encounter
 from critlab.analysis.encounter.exact import LABELS, EncounterResult, exact_encounter
 from critlab.analysis.fight.sim import attack_kernel
 from critlab.analysis.results import SimResult
@@ -41,26 +45,36 @@ class EncounterSim(SimResult):
     encounter: Encounter | None = field(default=None, kw_only=True)
 
 
+def _pair_kernel(spec: Any, who: str) -> tuple[str, Any]:
+    """``(kind, args)`` of one attack: a system's kernel module and kernel arguments, or a
+    mechanic's reference (its loadable ``where``, which holds a ``:``) and its
+    :func:`~critlab.analysis.mechanic.sim.kernel_args`."""
+    system = type(spec).rule_system
+    rule = getattr(system, "rule", None)
+    if rule is None:
+        return attack_kernel(spec)
+    if "damage" not in rule.values:
+        raise SpecError(f"{who}.attack", system.name, f"deals no damage; an attack is {DAMAGING}")
+    from critlab.analysis.mechanic.sim import kernel_args
+
+    return system.where, kernel_args(rule, spec)
+
+
 def kernel_plan(enc: Encounter) -> tuple[tuple[str, ...], Any]:
-    """The kernel modules of the encounter's systems (kind ``k`` the ``k``-th) and the
-    block's arguments (:data:`critlab.kernels.encounter.Args`); a SpecError naming the
-    first attacker whose attack cannot be simulated here."""
+    """The kinds of the encounter's attacks (kind ``k`` the ``k``-th: a system's kernel
+    module, or a mechanic's reference) and the block's arguments
+    (:data:`critlab.kernels.encounter.Args`); a SpecError naming the first attacker whose
+    attack cannot be simulated here."""
     from critlab.kernels import encounter as k
 
     people = enc.combatants
-    for c in people:
-        if c.attack.is_mechanic:
-            raise SpecError(
-                f"{c.name}.attack",
-                c.attack.reference,
-                "a mechanic's attack is exact only in an encounter (no simulation yet); "
-                "drop --trials, or give it a built-in system's attack",
-            )
-    planned = {pair: attack_kernel(spec) for pair, spec in enc.pair_specs().items()}
+    planned = {pair: _pair_kernel(spec, people[pair[0]].name) for pair, spec in enc.pair_specs().items()}
     modules = tuple(sorted({module for module, _ in planned.values()}))
     if len(modules) > k.MAX_KINDS:
         raise SpecError(
-            "attack", len(modules), f"an encounter simulates attacks of at most {k.MAX_KINDS} systems"
+            "attack",
+            len(modules),
+            f"an encounter simulates attacks of at most {k.MAX_KINDS} systems and mechanics",
         )
     n = len(people)
     kind = np.zeros(n * n, dtype=np.int64)
@@ -85,8 +99,84 @@ def kernel_plan(enc: Encounter) -> tuple[tuple[str, ...], Any]:
         pairs0=tuple(pairs[0]) or (0,),
         pairs1=tuple(pairs[1]) or (0,),
         pairs2=tuple(pairs[2]) or (0,),
+        pairs3=tuple(pairs[3]) or (0,),
     )
     return modules, args
+
+
+def _is_mechanic(kind: str) -> bool:
+    return ":" in kind  # a reference, rules.py:attack; a kernel module's name has no colon
+
+
+_BUILT: dict[tuple[str, ...], Any] = {}  # the compiled blocks by their kinds' names
+
+
+class MechanicEncounterKernel:
+    """The encounter block of kinds some of which are own mechanics (``kinds`` as
+    :func:`kernel_plan` names them), compiled (or loaded from the disk cache) when made.
+    ``samples`` holds, for each mechanic kind, one pair's kernel arguments (the types its
+    attack is compiled for); ``mechanics`` the mechanics by kind, where they are at hand
+    (else each is loaded by its reference). Picklable by the kinds and samples: a Dask
+    worker loads the mechanics again and its compiled forms from its own cache."""
+
+    __slots__ = ("block", "kinds", "samples")
+
+    def __init__(
+        self, kinds: tuple[str, ...], samples: dict[str, Any], mechanics: dict[str, Any] | None = None
+    ) -> None:
+        from critlab.analysis.mechanic.cache import cache_root, key_of
+        from critlab.analysis.mechanic.load import resolve
+        from critlab.analysis.mechanic.sim import encounter_attack
+        from critlab.kernels import encounter as k
+
+        self.kinds, self.samples = kinds, samples
+        names = []
+        for kind in kinds:
+            if not _is_mechanic(kind):
+                names.append(kind)
+                continue
+            mech = (mechanics or {}).get(kind) or resolve(kind)
+            name, attack = encounter_attack(mech.rule, samples[kind])
+            k.add_attack(name, attack)
+            names.append(name)
+        names = tuple(names)
+        block = _BUILT.get(names)
+        if block is None:
+            root = cache_root()
+            # the kinds' names hold the rules' cache keys: the block links their attacks in
+            key = key_of("encounter block", names)
+            block = k.block_for(names, None if root is None else (str(root / key[:32]), key))
+            _BUILT[names] = block
+        self.block = block
+
+    def __call__(self, state: np.ndarray, n: int, out: np.ndarray, layout: np.ndarray, args: Any) -> None:
+        self.block(state, n, out, layout, args)
+
+    def __reduce__(self) -> tuple:
+        return (MechanicEncounterKernel, (self.kinds, self.samples))
+
+
+def encounter_kernel(enc: Encounter, modules: tuple[str, ...], args: Any) -> Any:
+    """The block's kernel for the kinds ``modules`` of :func:`kernel_plan`:
+    :class:`~critlab.kernels.encounter.EncounterKernel` for systems alone, else
+    :class:`MechanicEncounterKernel`."""
+    from critlab.kernels import encounter as k
+
+    if not any(_is_mechanic(kind) for kind in modules):
+        return k.EncounterKernel(modules)
+    samples = {kind: getattr(args, f"pairs{i}")[0] for i, kind in enumerate(modules) if _is_mechanic(kind)}
+    mechanics = {}
+    for spec in enc.pair_specs().values():
+        system = type(spec).rule_system
+        if getattr(system, "rule", None) is not None:
+            mechanics[system.where] = system
+    return MechanicEncounterKernel(modules, samples, mechanics)
+
+
+def _rules(enc: Encounter) -> list[Any]:
+    """The rules of the encounter's mechanic attacks."""
+    systems = (type(spec).rule_system for spec in enc.pair_specs().values())
+    return [s.rule for s in systems if getattr(s, "rule", None) is not None]
 
 
 def encounter_layout(enc: Encounter, exact: EncounterResult | None) -> Layout:
@@ -154,8 +244,6 @@ def simulate_encounter(
     >>> sim.labels, sim.outcomes["a_wins"] > sim.outcomes["b_wins"]
     (('a_wins', 'b_wins', 'draw', 'undecided'), True)
     """
-    from critlab.kernels import encounter as k
-
     modules, args = kernel_plan(enc)
     if exact is None:
         try:
@@ -164,17 +252,35 @@ def simulate_encounter(
             if exc.name != "encounter":  # over the chain's bound: lay out without it
                 raise
     layout = encounter_layout(enc, exact)
-    tally = simulate_tally(
-        layout,
-        KernelBlock(k.EncounterKernel(modules), layout.array, args),
-        trials=trials,
-        seed=seed,
-        threads=threads,
-        progress=progress,
-        desc="encounter",
-        client=client,
-    )
+    kernel = encounter_kernel(enc, modules, args)
+    try:
+        tally = simulate_tally(
+            layout,
+            KernelBlock(kernel, layout.array, args),
+            trials=trials,
+            seed=seed,
+            threads=threads,
+            progress=progress,
+            desc="encounter",
+            client=client,
+        )
+    except Exception as exc:  # a mechanic's own error, raised in a block: one line, file and line
+        from critlab.analysis.mechanic.compile import raised_by_rule
+
+        for rule in {id(r): r for r in _rules(enc)}.values():
+            own = raised_by_rule(rule.fn, exc)
+            if own is not None:
+                raise own from None
+        raise
     return EncounterSim("encounter", {}, tally, simulated_metrics(enc, tally), encounter=enc)
 
 
-__all__ = ["COUNTERS", "EncounterSim", "encounter_layout", "kernel_plan", "simulate_encounter"]
+__all__ = [
+    "COUNTERS",
+    "EncounterSim",
+    "MechanicEncounterKernel",
+    "encounter_kernel",
+    "encounter_layout",
+    "kernel_plan",
+    "simulate_encounter",
+]

@@ -17,6 +17,7 @@ local threads only.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -75,6 +76,47 @@ def _block_of(where: str, layout: np.ndarray, args: km.Args) -> MechanicBlock:
     from critlab.analysis.mechanic.load import resolve
 
     return MechanicBlock(resolve(where), layout, args)
+
+
+def encounter_attack(rule: Any, args: km.Args) -> tuple[str, Any]:
+    """The rule as an attack in an encounter: ``(kind, attack)``, where ``attack(s, a,
+    scratch)`` rolls one trial of ``args``-like arguments (:func:`kernel_args`) and
+    returns its ``damage`` value (:func:`critlab.kernels.mechanic.make_attack`), compiled
+    here, or loaded from the disk cache, so that a failure is one line; ``kind`` names it
+    for :func:`critlab.kernels.encounter.add_attack` (by the rule's cache key: a changed
+    rule is a new kind). Made once per compiled rule."""
+    from numba import typeof
+    from numba.core.errors import NumbaError
+
+    from critlab.analysis.mechanic.compile import _one_line
+    from critlab.kernels.dice import SCRATCH_SIZE
+
+    compiled = rule.compiled(args.params)
+    made = getattr(compiled, "_critlab_attack", None)
+    if made is not None:
+        return made
+    start = time.perf_counter()
+    value = 1 + rule.values.index("damage")
+    signature = (typeof(stream_state(0, 0)), typeof(args), typeof(np.zeros(SCRATCH_SIZE, np.int64)))
+    key = compiled.cache[1] if compiled.cache else f"{id(compiled):032x}"
+    # the rule inlined (a trial's stream kept in registers), else called, as the drivers fall back
+    users = (
+        [("called_", compiled.rule)]
+        if compiled.fell_back
+        else [("", compiled.inlined), ("called_", compiled.rule)]
+    )
+    for n, (tag, user) in enumerate(users):
+        attack = km.make_attack(user, compiled.n_params, value, compiled.cache, tag)
+        try:
+            attack.compile(signature)
+            break
+        except NumbaError as exc:
+            if n + 1 == len(users):
+                raise MechanicError(_one_line(rule.fn, exc)) from None
+    made = (f"mechanic_{tag}{key[:16]}", attack)
+    compiled._critlab_attack = made
+    compiled.seconds += time.perf_counter() - start
+    return made
 
 
 def pilot_ranges(rule: Any, spec: Spec, args: km.Args, seed: int) -> dict[str, tuple[int, int]]:

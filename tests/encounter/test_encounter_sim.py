@@ -1,6 +1,6 @@
 """Encounters, simulated: held against the exact chain at fixed seeds (labels, rounds and
-every combatant's hit points left), the same counts on any thread count, simulation
-where the chain refuses, and what is not simulated said in one line."""
+every combatant's hit points left), the same counts on any thread count, and simulation
+where the chain refuses."""
 
 from __future__ import annotations
 
@@ -89,11 +89,3 @@ def test_where_the_chain_refuses_the_simulation_still_runs():
         exact_encounter(enc)
     sim = simulate_encounter(enc, trials=2_000, seed=5, progress=False)
     assert sim.trials == 2_000 and sum(sim.outcomes.values()) == pytest.approx(1.0)
-
-
-def test_a_mechanic_attack_is_refused_in_simulation_with_one_line():
-    from test_encounter import coin
-
-    enc = Encounter([Combatant("x", 1, coin.make_spec())], [Combatant("y", 1, coin.make_spec())])
-    with pytest.raises(SpecError, match="x.attack = .*exact only"):
-        simulate_encounter(enc, trials=10, seed=1, progress=False)
