@@ -64,4 +64,13 @@ def setting_text(setting: str, enc: Any = None) -> str:
     return f"{name}'s defense: {said}" if rest.startswith("defense.") else f"{name}'s {said}"
 
 
-__all__ = ["is_probability", "quantity_text", "setting_text"]
+def said(name: str) -> str:
+    """A setting or a quantity in words, whichever ``name`` is (a report's changes name both).
+
+    >>> said("ogre.hp"), said("a_wins")
+    ("ogre's hit points", 'P(side a wins)')
+    """
+    return setting_text(name) if name in _SETTING_WORDS or "." in name else quantity_text(name)
+
+
+__all__ = ["is_probability", "quantity_text", "said", "setting_text"]

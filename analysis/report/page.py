@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from critlab.analysis.report import encounter_words
 from critlab.analysis.report.build import SectionOutput, anchor
 from critlab.analysis.report.changes import baseline_warning, change_sentences
 from critlab.analysis.report.checks import checks_blocks
@@ -117,10 +118,13 @@ def change_words(
                 spec = section.spec
                 outcomes[key] = set(spec_labels(block.name, spec))
             specs.setdefault(block.name, type(spec))
-    for s in cfg.encounters:
+    for s in cfg.encounters:  # keys encounters/<id>/<setting>=<value>/<quantity>
         titles[f"encounters/{s.id}"] = s.title
+        outcomes[f"encounters/{s.id}"] = {q for q in s.quantities if encounter_words.is_probability(q)}
 
     def say(system: str, name: str) -> str:
+        if system == "encounters" and system not in specs:
+            return encounter_words.said(name)
         return words(name, specs.get(system), unit=False)
 
     def probability(key: str, q: str) -> bool:

@@ -274,3 +274,18 @@ def test_the_designer_example_holds_an_encounter_section_and_check():
     (row,) = run_checks([check])
     enc = with_settings(load_encounter(OGRE), {"ogre.hp": 30, "order": "a-first"})
     assert row["passed"] and row["value"] == exact_encounter(enc).outcomes["a_wins"]
+
+
+def test_what_changed_says_an_encounter_sections_moves_in_words(tmp_path):
+    config = _write(tmp_path, SECTION)
+    before = build_report(config, out=tmp_path / "before", progress=False)
+    _write(tmp_path, SECTION, DUEL.replace("thac0 = 17", "thac0 = 14"))  # the rat hits 12/20, not 9/20
+    after = build_report(config, out=tmp_path / "after", baseline=before.out / "summary.json", progress=False)
+    readme = (after.out / "README.md").read_text(encoding="utf-8")
+    line = next(t for t in readme.splitlines() if t.startswith("encounters · Hero against rat: "))
+    # hero.thac0 = 11 hits 15/20: P(a wins) = (3/4) / (1 - (1/4)(2/5)), was (3/4) / (1 - (1/4)(11/20))
+    drop = (
+        _duel(Fraction(3, 4), Fraction(12, 20))["a_wins"] - _duel(Fraction(3, 4), Fraction(9, 20))["a_wins"]
+    )
+    assert "P(side a wins) fell at 3 points" in line and "P(someone on side a goes down) rose" in line
+    assert f"{100 * drop:.3g} percentage points" in line or f"{100 * drop:+.3g}" in line, (line, drop)
