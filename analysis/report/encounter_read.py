@@ -38,7 +38,7 @@ from critlab.analysis.encounter.declare import Encounter
 from critlab.analysis.encounter.exact import LABELS, STATE_LIMIT, state_count
 from critlab.analysis.encounter.load import load_encounter
 from critlab.analysis.encounter.tuning import quantity_of, setting_kind, with_settings
-from critlab.analysis.report.encounter_words import quantity_text
+from critlab.analysis.report.encounter_words import quantity_text, setting_text
 from critlab.analysis.report.reading import NAME, ConfigError, Reader, shown
 from critlab.analysis.spec import SpecError
 
@@ -295,7 +295,7 @@ def encounter_section(r: Reader, sid: str) -> EncounterSection:
         file=rel,
         id=sid,
         key=r.key,
-        title=r.text("title") or f"{rel}: by {setting}",
+        title=r.text("title") or f"{Path(rel).stem}: by {setting_text(setting, base)}",
         note=r.text("note"),
         setting=setting,
         values=values,

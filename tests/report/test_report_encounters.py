@@ -115,6 +115,7 @@ set = {{ order = "a-first", b.targeting = "focus" }}
 """
     section = load_config(_write(tmp_path, text)).encounters[0]
     assert section.values == (20, 21, 22) and section.settings == {"order": "a-first", "b.targeting": "focus"}
+    assert section.title == "party_vs_ogre: by ogre's hit points" and section.id == "encounter-1"
     wide = encounter_table(section)
     base = load_encounter(OGRE)
     for row in wide.to_dict(orient="records"):
