@@ -287,36 +287,39 @@ def grid_work(
     axes: list[Axis],
     n: int,
 ) -> cost.Work:
-    """The grid's estimated exact work (:mod:`critlab.analysis.design.cost`), from its
-    corners, refused with a SpecError naming ``vary`` when over the budget. The specs'
-    own work is checked first, from their parameters alone; then, where the quantity is
-    the fight's, each corner's fight from its attack's exact damage."""
+    """The grid's estimated exact work (:mod:`critlab.analysis.design.cost`): the mean
+    over its corners (:func:`~critlab.analysis.design.cost.corners`) times its points,
+    refused with a SpecError naming ``vary`` when over the budget. The specs' own work is
+    checked first, from their parameters alone; then, where the quantity is the fight's,
+    each corner's fight from its attack's exact damage (a corner past the fight's bound
+    stands for the points just inside it)."""
     shrink = "use fewer points (a narrower --vary range)"
     probes = []
-    for point in cost.corners([(a.name, a.values, a.fight) for a in axes]):
+    for point in cost.corners([(a.name, a.values) for a in axes]):
         kw = {**spec_base, **{a.name: point[a.name] for a in axes if not a.fight}}
+        fight = {**fight_base, **{a.name: point[a.name] for a in axes if a.fight}}
         try:
             spec = system.spec(**kw)
-        except (ValueError, TypeError):  # refused by the rules: cheap
-            continue
-        probes.append((spec, {**fight_base, **{a.name: point[a.name] for a in axes if a.fight}}))
+        except (ValueError, TypeError):  # refused by the rules: a cheap point
+            spec = None
+        probes.append((spec, fight, spec_work(spec) if spec is not None else (cost.POINT_COST, 0.0)))
     dice = {name for name, d in declared(system.spec).items() if isinstance(d.kind, Dice)}
     varied = [v for a in axes if a.name in dice for v in a.values]
-    specs = [spec_work(spec) for spec, _ in probes]
-    per = max((p for p, _ in specs), default=cost.POINT_COST)
-    work = cost.Work(n, per, cost.dice_once(varied) + max((o for _, o in specs), default=0.0))
+    once = cost.dice_once(varied) + max(o for _, _, (_, o) in probes)
+    work = cost.Work(n, math.fsum(p for _, _, (p, _) in probes) / len(probes), once)
     cost.check_budget(work, "vary", shrink)
     if not fight_base and not any(a.fight for a in axes):
         return work
-    for (spec, fight), (p, _) in zip(probes, specs, strict=True):
+    costs = []
+    for spec, fight, (p, _) in probes:
         try:
-            q.resolve(system.exact(spec))
-            continue  # the attack's own quantity: no fight is computed
+            q.resolve(system.exact(spec))  # the attack's own quantity: no fight is computed
         except QuantityError:
-            per = max(per, p + cost.fight_work(spec, fight))
-        except ValueError:
-            continue
-    work = cost.Work(n, per, work.once)
+            p += cost.fight_work(spec, fight, at_limit=True)
+        except (ValueError, AttributeError):  # a refused point (or none built)
+            pass
+        costs.append(p)
+    work = cost.Work(n, math.fsum(costs) / len(costs), once)
     cost.check_budget(work, "vary", shrink + ", a lower hp, fewer attacks_per_round or max_rounds")
     return work
 

@@ -39,6 +39,7 @@ from critlab.analysis.encounter.declare import (
     Side,
 )
 from critlab.analysis.encounter.exact import LABELS, exact_encounter
+from critlab.analysis.fight.work import check_encounter_grid
 from critlab.analysis.params import Choice, Int, declared
 from critlab.analysis.spec import SpecError
 
@@ -179,6 +180,7 @@ def tune_encounter(
     n = math.prod(len(v) for _, v in axes)
     if n > MAX_GRID:
         raise SpecError("vary", f"{n} points", f"at most {MAX_GRID:,} points (narrow a range)")
+    check_encounter_grid(enc, axes, n, with_settings)  # the grid's work, before any point
     rows, skipped, first = [], 0, None
     for combo in itertools.product(*(v for _, v in axes)):
         point = dict(zip((s for s, _ in axes), combo, strict=True))
@@ -226,10 +228,13 @@ def sensitivity_encounter(enc: Encounter) -> Any:
     ``quantity``, ``at``, ``minus_1``, ``plus_1``."""
     import pandas as pd
 
+    settings = integer_settings(enc)
+    around = [(s, (current(enc, s) - 1, current(enc, s) + 1)) for s in settings]
+    check_encounter_grid(enc, around, 1 + 2 * len(settings), with_settings, "encounter")
     base = exact_encounter(enc)
     names = [*LABELS, *base.metrics]
     rows = []
-    for setting in integer_settings(enc):
+    for setting in settings:
         value = current(enc, setting)
         around = {}
         for step in (-1, 1):
