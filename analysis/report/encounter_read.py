@@ -197,10 +197,11 @@ def chain_states(enc: Encounter, file: str, key: str, where: str = "") -> int:
     """The exact chain's states; over its bound, a ConfigError saying to simulate."""
     states, _ = state_count(enc)
     if states > STATE_LIMIT:
+        many = f"{states:,}+" if enc.order == "rolled" else f"{states:,}"  # rolled: counted to the bound
         raise ConfigError(
             file,
             key,
-            f"{where}the exact chain would have over {states:,} states (every hp + 1 multiplied, times "
+            f"{where}the exact chain would have {many} states (every hp + 1 multiplied, times "
             f"the initiative orders); at most {STATE_LIMIT:,}: lower the hit points, fix the order "
             "(a-first) or simulate the encounter (critlab encounter FILE --trials N)",
         )
@@ -239,6 +240,8 @@ def _vary(r: Reader, enc: Encounter, fixed: dict[str, Any]) -> tuple[str, str, t
     elif isinstance(given, str) and kind == "int" and read_range(given) is not None:
         values = read_range(given)
         count = len(values)
+        if not count:
+            raise ConfigError(r.file, key, f"LO..HI needs LO <= HI, got {given!r}")
     elif isinstance(given, list):
         values, count = given, len(given)
     else:

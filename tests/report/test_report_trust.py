@@ -117,6 +117,8 @@ def test_a_failing_check_makes_the_first_banner_a_failure_and_marks_its_row(tmp_
     assert "min = 0.2" in text
     config = tmp_path / "designer.toml"
     config.write_text(text, encoding="utf-8")
+    encounter = DESIGNER.with_name("party_vs_ogre.toml")  # its encounter section's file, beside it
+    (tmp_path / encounter.name).write_text(encounter.read_text(encoding="utf-8"), encoding="utf-8")
     result = build_report(config, out=tmp_path / "out", trials=2_000, progress=False)
     html = (result.out / "index.html").read_text(encoding="utf-8")
     first = re.search(r"<p class=\"(\w+)\">(.*?)</p>", html)
