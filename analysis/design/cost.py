@@ -35,7 +35,7 @@ critlab.analysis.spec.SpecError: parameter vary = 100,000 points: need about 7e+
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from critlab.analysis.dice.limits import limits
@@ -53,6 +53,8 @@ from critlab.analysis.fight.work import (
 from critlab.analysis.params import Dice, declared
 from critlab.analysis.spec import Spec, SpecError
 
+# At most this many of a sweep's specs are read for their own work (from parameters only).
+SAMPLE = 4096
 # Each value a point's dice distributions span, mixed by the system's model at every point.
 VALUE_COST = 20.0
 
@@ -73,17 +75,52 @@ def dice_work(text: Any) -> tuple[float, float]:
     return span * VALUE_COST, float(steps + summed)
 
 
+def dice_of(spec: Spec) -> list[str]:
+    """The dice expressions a spec's exact result uses (its dice parameters in use)."""
+    unused = spec.unused() if hasattr(spec, "unused") else frozenset()
+    out = []
+    for name, decl in declared(type(spec)).items():
+        value = getattr(spec, name, None)
+        if isinstance(decl.kind, Dice) and value is not None and name not in unused:
+            out.append(str(value))
+    return out
+
+
 def spec_work(spec: Spec) -> tuple[float, float]:
     """``(per point, once)`` of one spec's exact result: :data:`POINT_COST`, and every dice
     parameter it uses (:func:`dice_work`)."""
     per, once = POINT_COST, 0.0
-    unused = spec.unused() if hasattr(spec, "unused") else frozenset()
-    for name, decl in declared(type(spec)).items():
-        value = getattr(spec, name, None)
-        if isinstance(decl.kind, Dice) and value is not None and name not in unused:
-            p, o = dice_work(value)
-            per, once = per + p, once + o
+    for text in dice_of(spec):
+        p, o = dice_work(text)
+        per, once = per + p, once + o
     return per, once
+
+
+def points_work(points: Sequence[tuple[Spec, Mapping[str, Any] | None]]) -> Work:
+    """The work of a sweep's points, ``(spec, fight or None)`` each: every spec's dice
+    (each distinct expression once), the specs' own work from up to :data:`SAMPLE` of them
+    evenly spaced and, with fights, the fights of up to :data:`MAX_PROBES` (the first and
+    the last among them; one past its bound stands for the points just inside it).
+
+    >>> from critlab.analysis.systems import get_system
+    >>> spec = get_system("thac0").make_spec(thac0=15, target_ac=5)
+    >>> points_work([(spec, None)] * 10).total == 10 * spec_work(spec)[0] + spec_work(spec)[1]
+    True
+    """
+    n = len(points)
+    if not n:
+        return Work(0, 0.0)
+    once = dice_once(text for spec, _ in points for text in dice_of(spec))
+
+    def sample(k: int) -> list[int]:
+        return sorted({round(i * (n - 1) / max(k - 1, 1)) for i in range(min(k, n))})
+
+    per = math.fsum(spec_work(points[i][0])[0] for i in sample(SAMPLE)) / len(sample(SAMPLE))
+    fights = [i for i in sample(MAX_PROBES) if points[i][1]]
+    if fights:
+        spent = math.fsum(fight_work(points[i][0], points[i][1], at_limit=True) for i in fights)
+        per += spent / len(fights) * sum(1 for _, f in points if f) / n
+    return Work(n, per, once)
 
 
 def fight_work(spec: Spec, fight: Mapping[str, Any], *, at_limit: bool = False) -> float:
@@ -122,7 +159,10 @@ __all__ = [
     "MAX_PROBES",
     "check_budget",
     "corners",
+    "SAMPLE",
+    "dice_of",
     "dice_once",
+    "points_work",
     "dice_work",
     "encounter_work",
     "fight_work",

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from critlab.analysis.design.cost import check_budget, points_work
 from critlab.analysis.design.sweep import RUN_KEYWORDS, binomial_z, grid_points, result_rows, sweep_points
 from critlab.analysis.fight.exact import Fight, fight
 from critlab.analysis.run import RunOptions
@@ -120,6 +121,8 @@ def sweep_fight(
         fight_params = {**base, **{k: v for k, v in point.items() if k in FIGHT_PARAMS}}
         Fight(**fight_params)  # a bad fight parameter is named before anything is computed
         jobs.append((spec.replace(**attack), fight_params, point, by_round))
+    work = points_work([(s, f) for s, f, _, _ in jobs])
+    check_budget(work, "grid", "use fewer points, a lower hp, fewer attacks_per_round or max_rounds")
     return sweep_points(fight_point_rows, jobs, name=f"fight-sweep-{spec.system}", **run)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from critlab.analysis.design.cost import check_budget, points_work
 from critlab.analysis.results import SimResult
 from critlab.analysis.run import RunOptions
 from critlab.analysis.spec import Spec, SpecError, system_of
@@ -201,6 +202,8 @@ def sweep(
         except TypeError as exc:
             bad = next((k for k in point if k not in spec.params()), None)
             raise SpecError(bad or "grid", point, f"is not a parameter of {spec.system}") from exc
+    # the exact work of every point, before any (simulations are bounded by their trials)
+    check_budget(points_work([(s, None) for s, _ in jobs]), "grid", "use fewer points (narrower ranges)")
     run = {"trials": trials, "seed": seed, "threads": threads, "progress": progress, "client": client}
     return sweep_points(point_rows, jobs, name=f"sweep-{spec.system}", simulate=simulate, **run)
 
