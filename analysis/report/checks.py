@@ -99,7 +99,7 @@ def _bound(r: Reader, name: str) -> float | None:
     return None if value is None else float(value)
 
 
-def _check(row: Any, file: str, key: str) -> Any:
+def _check(row: Any, file: str, key: str, spent: list[float]) -> Any:
     r = Reader(file, row, key)
     if "encounter" in row:  # an encounter file's settings and quantity
         if "system" in row:
@@ -151,6 +151,7 @@ def _check(row: Any, file: str, key: str) -> Any:
         raise r.error(None, "give min and/or max (inclusive bounds on the quantity)")
     if lo is not None and hi is not None and lo > hi:
         raise r.error("min", f"min = {lo:g} is above max = {hi:g}")
+    _budget(spec, fight, spent, r)
     try:
         quantity = Quantity(system, text)
         quantity.value(spec, fight or None)  # the probe: an unknown quantity is found now
@@ -171,7 +172,20 @@ def parse_checks(rows: Any, file: str) -> tuple[Check, ...]:
         return ()
     if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
         raise ConfigError(file, "checks", f"must be a list of tables [[checks]], got {shown(rows)}")
-    return tuple(_check(row, file, f"checks[{i + 1}]") for i, row in enumerate(rows))
+    spent: list[float] = []
+    return tuple(_check(row, file, f"checks[{i + 1}]", spent) for i, row in enumerate(rows))
+
+
+def _budget(spec: Spec, fight: Mapping[str, Any], spent: list[float], r: Reader) -> None:
+    """Add this check's estimated exact work (twice: probed now, computed in the report) to
+    the checks' before it, refused at this check when they pass the budget together."""
+    from critlab.analysis.design.cost import Work, check_budget, point_work
+
+    spent.append(2 * point_work(spec, fight or None))
+    try:
+        check_budget(Work(len(spent), sum(spent) / len(spent)), "checks", "fewer checks or lower hp")
+    except SpecError as exc:
+        raise r.error(None, f"with the checks before it, {exc}") from None
 
 
 def run_checks(checks: tuple[Check, ...] | list[Check]) -> list[dict[str, Any]]:

@@ -56,9 +56,9 @@ from critlab.analysis.report.sections import (  # noqa: F401
     SystemBlock,
     ValidationSection,
 )
-from critlab.analysis.report.sweeps import cumulative_outcomes, probe_point
+from critlab.analysis.report.sweeps import cumulative_outcomes, fight_table, probe_point
 from critlab.analysis.run import MAX_SEED, MAX_TRIALS
-from critlab.analysis.spec import Spec
+from critlab.analysis.spec import Spec, SpecError
 from critlab.analysis.systems import MODULES, RuleSystem, registry
 
 __all__ = ["ConfigError", "ReportConfig", "SweepSection", "ValidationSection", "load_config", "parse_config"]
@@ -120,6 +120,7 @@ def _sweep_section(
         raise r.error("grid", f"{n_points} points; at most {MAX_POINTS} per section")
     base_specs: dict[str | None, Spec] = {}
     first: Spec | None = None
+    specs: list[Spec] = []
     for vname, vparams in variants.items():
         vsources = {k: f"{_variant_key(r, set_name, vname, sets)}.{k}" for k in vparams}
         for point in grid_points(**grid):
@@ -131,7 +132,9 @@ def _sweep_section(
             spec = build_spec(system, {**params, **vparams, **point}, r.file, psources, where)
             base_specs.setdefault(vname, spec)
             first = first or spec
+            specs.append(spec)
 
+    section_work(specs, fight_table(r), r)  # the section's exact work, before its first point's
     fight, probe = probe_point(system, first, r)  # the first point, exact (or its fight)
     labels, metric_names = tuple(probe.labels), tuple(probe.metrics)
     outcomes = r.names("outcomes")
@@ -197,6 +200,18 @@ def _sweep_section(
     if panels > MAX_PANELS:
         raise r.error("grid", f"the chart would have {panels} panels; at most {MAX_PANELS}")
     return section
+
+
+def section_work(specs: list[Spec], fight: dict[str, int], r: Reader) -> None:
+    """A section whose points' estimated exact work passes the budget
+    (:mod:`critlab.analysis.design.cost`) is a configuration error at its grid."""
+    from critlab.analysis.design.cost import check_budget, points_work
+
+    shrink = "use fewer grid points" + (", a lower fight.hp or fewer attacks_per_round" if fight else "")
+    try:
+        check_budget(points_work([(spec, fight or None) for spec in specs]), "grid", shrink)
+    except SpecError as exc:
+        raise r.error("grid", str(exc)) from None
 
 
 def _panels(s: SweepSection) -> int:
