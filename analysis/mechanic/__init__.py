@@ -47,6 +47,12 @@ tune, plots, report sections and the command line (``critlab exact rules.py:trai
   ``tail``; the outcome probabilities then sum to 1 − tail.
 - Simulated: the same compiled rule, its inputs rolled die by die, on the shared runner
   (blocks, threads, seeds, progress, Dask).
+- Loops are bounded: one run of the rule may take at most
+  :data:`~critlab.analysis.mechanic.loops.MAX_LOOP_RUNS` iterations of its ``while``
+  loops and its ``for`` loops over a ``range``, together, counted in the compiled code, so
+  that a loop that never ends stops the exact walk and the simulation alike with one
+  line naming its file and line; a rule that calls itself is refused. The same loops end
+  at a Ctrl-C or SIGTERM (:func:`~critlab.analysis.mechanic.loops.interruptible`).
 
 >>> @mechanic(labels=("miss", "hit"), params={"target": param(4, Int(1, 7), "to reach")},
 ...           inputs={"die": "1d6"})
@@ -67,6 +73,7 @@ from typing import Any
 from critlab.analysis.dice.notation import parse
 from critlab.analysis.mechanic.compile import Compiled, MechanicError, compile_rule, rewrite
 from critlab.analysis.mechanic.load import file_reference, register, resolve
+from critlab.analysis.mechanic.loops import INTERRUPT, interruptible
 from critlab.analysis.mechanic.pools import Pool, pool
 from critlab.analysis.params import Bool, Choice, Dice, Int, Kind, declared, param
 from critlab.analysis.results import ExactResult, SimResult
@@ -221,8 +228,9 @@ class Rule:
         return tuple(out)
 
     def param_values(self, spec: Spec) -> tuple[Any, ...]:
-        """The rule's parameter arguments for ``spec``, in declaration order."""
-        return tuple(getattr(spec, name) for name in self.params)
+        """The rule's parameter arguments for ``spec``, in declaration order, and its stop
+        flag last (:data:`~critlab.analysis.mechanic.loops.INTERRUPT`)."""
+        return (*(getattr(spec, name) for name in self.params), INTERRUPT)
 
     def compiled(self, params: tuple[Any, ...]) -> Compiled:
         """The rule compiled (once, on first use) for parameter values like ``params``
@@ -263,7 +271,8 @@ class Mechanic(RuleSystem):
         from critlab.analysis.mechanic.sim import simulate_run
 
         self.check_spec(spec)
-        return simulate_run(self, spec, options)
+        with interruptible():  # a rule's long loops end at a Ctrl-C, in every block
+            return simulate_run(self, spec, options)
 
     @property
     def compile_seconds(self) -> float | None:

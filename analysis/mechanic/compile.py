@@ -36,6 +36,10 @@ from typing import Any
 
 import numpy as np
 
+from critlab.analysis.mechanic.loops import INTERRUPT as INTERRUPT  # re-exported: rules compiled
+from critlab.analysis.mechanic.loops import MAX_LOOP_RUNS as MAX_LOOP_RUNS  # and cached earlier
+from critlab.analysis.mechanic.loops import STOP_ARGUMENT, BoundLoops, LoopLimit, interruptible, rule_globals
+from critlab.analysis.mechanic.loops import Interrupted as Interrupted  # name these classes here
 from critlab.kernels import mechanic as km
 
 _MEM = "_critlab_mem"
@@ -182,6 +186,22 @@ def _check_no_random(fn: Any, node: ast.FunctionDef) -> None:
                 )
 
 
+def _check_no_recursion(fn: Any, node: ast.FunctionDef) -> None:
+    """Refuse a rule that calls itself: its depth would be bounded by nothing (the loop
+    bound counts iterations, not calls), and Numba compiles no call to the declared
+    mechanic; a repetition is a loop."""
+    local = {x.arg for x in ast.walk(node.args) if isinstance(x, ast.arg)}
+    local |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    if fn.__name__ in local:
+        return
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == fn.__name__:
+            raise MechanicError(
+                f"{_where(fn, sub)}: the rule calls itself ({fn.__name__}(...)); a mechanic is one run "
+                "of its rule: write the repetition as a loop"
+            )
+
+
 class _Rewrite(ast.NodeTransformer):
     """Input reads to ``read(mem, i)``; label strings in return statements to indices."""
 
@@ -258,11 +278,15 @@ def rewrite(
     node = _source_tree(fn)
     _check_signature(fn, node, inputs, params)
     _check_no_random(fn, node)
+    _check_no_recursion(fn, node)
     takes = {x.arg for x in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
     node.decorator_list = []
     node.returns = None
     node = _Rewrite(fn, inputs, labels, pools).visit(node)
-    args = [_MEM] + [p if p in takes else f"_critlab_unused_{i}" for i, p in enumerate(params)]
+    node = BoundLoops().visit(node)  # after the rewrite: its names are not the rule's own
+    args = (
+        [_MEM] + [p if p in takes else f"_critlab_unused_{i}" for i, p in enumerate(params)] + [STOP_ARGUMENT]
+    )
     node.args = ast.arguments(
         posonlyargs=[], args=[ast.arg(a) for a in args], kwonlyargs=[], kw_defaults=[], defaults=[]
     )
@@ -343,6 +367,7 @@ def compile_rule(
         namespace.update(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__), strict=True))
     namespace[_READ] = km.read
     namespace[_READ_POOL] = km.read_pool
+    namespace.update(rule_globals())
     # Numba imports the module a cached function names when it loads it: one that any
     # process can import (a rules file's own module may not be loaded there yet)
     namespace["__name__"] = km.__name__
@@ -372,7 +397,7 @@ def raised_by_rule(fn: Any, exc: BaseException, *, surely: bool = False) -> Mech
     frame is this file's (a compile cached from the same rule in another file has that
     file's lines), else the rule's first line.
     """
-    if not isinstance(exc, Exception) or isinstance(exc, MechanicError):
+    if not isinstance(exc, Exception) or isinstance(exc, MechanicError | KeyboardInterrupt):
         return None
     import traceback
 
@@ -382,6 +407,8 @@ def raised_by_rule(fn: Any, exc: BaseException, *, surely: bool = False) -> Mech
         return None
     own = [f for f in frames if f.filename == file]
     line = own[-1].lineno if own else fn.__code__.co_firstlineno
+    if isinstance(exc, LoopLimit):
+        return MechanicError(f"{fn.__qualname__} ({file}, line {line}): {exc}")
     reason = " ".join(str(exc).split()) or "(no message)"
     if len(reason) > 240:
         reason = reason[:237] + "..."
@@ -398,16 +425,17 @@ def run_driver(fn: Any, compiled: Compiled, name: str, *args: Any) -> Any:
 
     start = time.perf_counter()
     try:
-        try:
-            return getattr(compiled.kernels, name)(*args)
-        except NumbaError as exc:
-            if compiled.fell_back:
+        with interruptible():  # an exact walk can be long: Ctrl-C ends it
+            try:
+                return getattr(compiled.kernels, name)(*args)
+            except NumbaError as exc:
+                if compiled.fell_back:
+                    raise MechanicError(_one_line(fn, exc)) from None
+                compiled.fall_back()
+            try:
+                return getattr(compiled.kernels, name)(*args)
+            except NumbaError as exc:
                 raise MechanicError(_one_line(fn, exc)) from None
-            compiled.fall_back()
-        try:
-            return getattr(compiled.kernels, name)(*args)
-        except NumbaError as exc:
-            raise MechanicError(_one_line(fn, exc)) from None
     except Exception as exc:
         own = raised_by_rule(fn, exc, surely=not isinstance(exc, (NumbaError, MechanicError)))
         if own is None:

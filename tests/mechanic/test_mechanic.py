@@ -245,7 +245,8 @@ def test_drivers_fall_back_to_calling_the_rule_when_inlining_fails(monkeypatch):
     from critlab.analysis.mechanic.compile import run_driver
     from critlab.analysis.mechanic.exact import supports
 
-    compiled = two_dice.rule.compiled((7,))
+    params = two_dice.rule.param_values(two_dice.make_spec(split=7))  # split, then the stop flag
+    compiled = two_dice.rule.compiled(params)
     real = compiled.kernels
 
     class Refuses:
@@ -262,7 +263,7 @@ def test_drivers_fall_back_to_calling_the_rule_when_inlining_fails(monkeypatch):
         vmin, vmax = np.full(1, 99, np.int64), np.full(1, -99, np.int64)
         walk = (sups.start, sups.rows, sups.val_start, sups.offs, sups.widths, sups.values, sups.probs)
         rest = (sups.tails, 10**6, label_p, vmin, vmax, np.zeros(1, np.int64), np.zeros((2, 1)), cut, counts)
-        run_driver(two_dice.rule.fn, compiled, "explore", 0, (7,), *walk, *rest, np.zeros(3, np.int64))
+        run_driver(two_dice.rule.fn, compiled, "explore", 0, params, *walk, *rest, np.zeros(3, np.int64))
         assert compiled.fell_back and (label_p[0] + label_p[1]).tolist() == pytest.approx([15 / 36, 21 / 36])
     finally:
         compiled.kernels, compiled.fell_back = real, False
