@@ -4,14 +4,17 @@
 
     critlab fight SYSTEM --hp H [--attacks-per-round K] [--max-rounds R]
                   [--trials N [--seed S] [--alpha A] [--threads T] [--scheduler ADDRESS|local]]
-                  [--PARAM VALUE ...] [--json]
+                  [--PARAM VALUE ...] [--json [--all-bins]]
 
 ``--json`` prints ``{"system", "params" (the attack's), "fight": {"hp",
 "attacks_per_round", "max_rounds"}, "outcomes", "distributions", "metrics"}``; with
 ``--trials`` it adds ``"simulated"`` (the keys of ``simulate --json``) and
 ``"validation"`` (the keys of ``validate --json``), and the exit status is 1 when the
-validation fails. A bad parameter, a system or mode whose attack deals no damage, and a
-fight over the exact engine's work bound exit 2 with one line.
+validation fails. A distribution of more than 1000 values (a 100d1000 fight's overkill)
+lists the 1000 consecutive values holding the most probability, the rest in its ``tail``,
+with a note on stderr, as ``exact --json`` does; ``--all-bins`` lists every value. A bad
+parameter, a system or mode whose attack deals no damage, and a fight over the exact
+engine's work bound exit 2 with one line.
 
 :func:`add_parser` adds the subcommand to the command line's subparsers and :func:`run`
 runs it; the system parameters are the command line's own (see :mod:`critlab.analysis.cli.main`).
@@ -20,10 +23,12 @@ runs it; the system parameters are the command line's own (see :mod:`critlab.ana
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from typing import Any
 
 from critlab.analysis.fight.exact import MAX_ATTACKS_PER_ROUND, MAX_HP, MAX_ROUNDS, FightResult
+from critlab.analysis.results import ALL_BINS_HELP, CAPPED, JSON_BINS, cap_bins
 from critlab.analysis.spec import SpecError
 
 COMMAND = "fight"
@@ -58,6 +63,7 @@ def add_parser(subparsers: Any, mechanics: Sequence[Any] = ()) -> None:
         )
         sim.add_argument("--alpha", help="significance level of the validation (default 0.001)")
         sp.add_argument("--json", action="store_true", help="print the rules' JSON")
+        sp.add_argument("--all-bins", action="store_true", help=ALL_BINS_HELP)
         cli._add_system_params(sp, system)
 
 
@@ -98,6 +104,20 @@ def _print_exact(result: FightResult) -> None:
     print(_format_table("rounds (P(defeated in round r), P(defeated by round r))", shown))
 
 
+def _json(exact: FightResult, args: argparse.Namespace, **more: Any) -> dict[str, Any]:
+    """The fight's JSON (and ``more``: the simulated and the validation), every
+    distribution of more than :data:`~critlab.analysis.results.JSON_BINS` values capped as
+    ``exact --json`` caps them, a note on stderr for each, unless ``--all-bins``."""
+    every = getattr(args, "all_bins", False)
+    out, capped = exact.capped_json(None if every else JSON_BINS)
+    out.update(more)
+    if "simulated" in more and not every:
+        capped.update({f"simulated {k}": n for k, n in cap_bins(more["simulated"]["distributions"]).items()})
+    for name, size in capped.items():
+        print(f"critlab: note: {name} has {size} values; {CAPPED}", file=sys.stderr)
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``critlab fight``: 0 done, 1 the validation failed; a bad option raises
     SpecError (exit 2, one line)."""
@@ -114,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
         trials, seed, threads, alpha = options
     exact = fight(spec, **params)
     if not simulating:
-        cli._print_json(exact.to_json()) if args.json else _print_exact(exact)
+        cli._print_json(_json(exact, args)) if args.json else _print_exact(exact)
         return 0
     from critlab.analysis.fight.sim import simulate_fight
     from critlab.analysis.validate import DEFAULT_ALPHA, validate
@@ -133,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         )
     v = validate(exact, sim, alpha=DEFAULT_ALPHA if alpha is None else alpha)
     if args.json:
-        cli._print_json({**exact.to_json(), "simulated": sim.to_json(), "validation": v.to_json()})
+        cli._print_json(_json(exact, args, simulated=sim.to_json(), validation=v.to_json()))
     else:
         _print_exact(exact)
         print(f"simulated: trials={sim.trials} seed={sim.seed}")

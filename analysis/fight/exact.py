@@ -39,8 +39,9 @@ from typing import Any
 import numpy as np
 
 from critlab.analysis.dist import Dist
-from critlab.analysis.results import ExactResult
+from critlab.analysis.results import JSON_BINS, ExactResult, cap_bins
 from critlab.analysis.spec import Spec, SpecError, check_int, system_of
+from critlab.analysis.text.digits import plain
 
 LABELS = ("defeated", "undecided")
 MAX_HP = 10**6
@@ -126,9 +127,17 @@ class FightResult(ExactResult):
         return float(rounds.probs[: max(0, r - rounds.offset + 1)].sum())
 
     def to_json(self) -> dict[str, Any]:
-        body = super().to_json()
+        return self.capped_json(None)[0]
+
+    def capped_json(self, most: int | None = JSON_BINS) -> tuple[dict[str, Any], dict[str, int]]:
+        """The JSON, each distribution of more than ``most`` values capped as ``exact
+        --json`` caps them (:func:`~critlab.analysis.results.cap_bins`) before its numbers
+        are written (a 100d1000 fight's overkill has over a million); ``None``: all. Also
+        ``{name: values it had}`` of those capped."""
+        body = self._json()
+        capped = {} if most is None else cap_bins(body["distributions"], most)
         head = {"system": body.pop("system"), "params": body.pop("params")}
-        return {**head, "fight": self.fight.to_json() if self.fight else None, **body}
+        return plain({**head, "fight": self.fight.to_json() if self.fight else None, **body}), capped
 
 
 def attack_damage(spec: Spec) -> Dist:
