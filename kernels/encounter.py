@@ -20,7 +20,7 @@ systems' trials into one loop compiled for many minutes. Each specialisation has
 name in this file, so it is cached on disk like every kernel.
 
 A designer's own mechanic is a kind too: its attack is compiled from its rule at run time
-(:func:`critlab.kernels.mechanic.make_attack`) and registered under a kind name of its own
+(:func:`mechanic_attack`) and registered under a kind name of its own
 (:func:`add_attack`); a block calling it has no source file to be cached by, so it is
 cached in the folder and under the key its caller gives (the mechanic's cache,
 :func:`critlab.kernels.mechanic.cache_in`).
@@ -28,19 +28,21 @@ cached in the folder and under the key its caller gives (the mechanic's cache,
 
 from __future__ import annotations
 
+import linecache
 import threading
 import types as pytypes
 from collections import namedtuple
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numba import njit
 
+from critlab.kernels import mechanic as km
 from critlab.kernels.bins import add_counter, add_label, add_value
 from critlab.kernels.dice import local_scratch
 from critlab.kernels.fight import trial_of
 from critlab.kernels.jit import JIT_OPTIONS, kernel
-from critlab.kernels.mechanic import cache_in
 from critlab.kernels.rng import bounded, die, local_state
 from critlab.kernels.vocab import vocabulary
 
@@ -245,7 +247,7 @@ _LOCK = threading.Lock()
 
 def add_attack(kind: str, fn) -> None:
     """Register ``fn(s, args, scratch)``, a compiled attack returning its damage (a
-    mechanic's, :func:`critlab.kernels.mechanic.make_attack`), as kind ``kind`` for
+    mechanic's, :func:`mechanic_attack`), as kind ``kind`` for
     :func:`block_for` (a name no kernel module has: ``mechanic_<key>``)."""
     with _LOCK:
         _REGISTERED[kind] = fn
@@ -287,7 +289,7 @@ def block_for(modules: tuple[str, ...], cache: tuple[str, str] | None = None):
             fn.__qualname__ = name  # the cache's file name: one per tuple of systems
             fn.__doc__ = _block.__doc__
             if cache is not None:
-                options = cache_in(fn, *cache)
+                options = km.cache_in(fn, *cache)
                 options.pop("boundscheck")  # the block is critlab's; the rule checks in its attack
                 blk = njit(**options)(fn)
             elif any(m in _REGISTERED for m in modules):  # nowhere to cache it
@@ -296,6 +298,60 @@ def block_for(modules: tuple[str, ...], cache: tuple[str, str] | None = None):
                 blk = kernel(fn)
             _BLOCKS[modules] = blk
     return blk
+
+
+# One attack of a mechanic's rule: a single trial of the mechanic's simulation block
+# (critlab.kernels.mechanic), its inputs rolled as the rule reads them, returning one of its values
+# (its damage). mem is set up anew for each attack: an attack is one call.
+_ATTACK = """
+def attack(s, a, scratch):
+    mem = local_mem()
+    terms, starts, consts, p = a.terms, a.starts, a.consts, a.params
+    for j in range(a.consts.shape[0]):
+        mem[OFFS + j] = a.offs[j]
+        mem[WIDTHS + j] = a.widths[j]
+        mem[DONE + j] = 0
+        for t in range(a.widths[j]):
+            mem[a.offs[j] + t] = 0
+    while True:
+        mem[MISS] = -1
+        r = user(mem{params})
+        i = mem[MISS]
+        if i < 0:
+            break
+        o = a.offs[i]
+        for t in range(a.widths[i]):
+            v = roll_expr(s, terms[starts[i] : starts[i + 1]], consts[i], scratch)
+            q = t
+            while q > 0 and mem[o + q - 1] < v:
+                mem[o + q] = mem[o + q - 1]
+                q -= 1
+            mem[o + q] = v
+        mem[DONE + i] = 1
+    return np.int64(r[{value}])
+"""
+
+
+def mechanic_attack(
+    user: Any, n_params: int, value: int, cache: tuple[str, str] | None = None, tag: str = ""
+) -> Any:
+    """One attack of a rule, for an encounter: ``attack(s, a, scratch)`` rolls the inputs
+    of a mechanic's arguments ``a`` (:data:`critlab.kernels.mechanic.Args`) as the rule
+    reads them (from stream ``s``, with ``scratch`` for
+    :func:`critlab.kernels.dice.roll_expr`) and returns item ``value`` of the rule's
+    result as an int64 (1 + the index of its damage among the values). ``user``,
+    ``cache`` and ``tag`` as for :func:`critlab.kernels.mechanic.make_kernels`; compiled
+    on first call (or loaded from the disk cache); its caller registers it (:func:`add_attack`).
+    """
+    params = "".join(f", p[{i}]" for i in range(n_params))
+    source = _ATTACK.format(params=params, value=value)
+    key = cache[1] if cache else f"{id(user):x}"
+    filename = f"critlab_mechanic_{tag}attack{value}_{key[:16]}"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = km.generated_namespace(user)
+    exec(compile(source, filename, "exec"), namespace)
+    fn = namespace["attack"]
+    return njit(**(km.cache_in(fn, *cache) if cache else km.cache_in(fn, None, "")))(fn)
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,9 @@ The one idea serves both engines:
   nothing new is a leaf whose label and values are added with its weight (a compensated
   sum). The leaves are counted as the walk goes, and the walk stops past its budget: an
   input the rule never reads costs nothing.
-- :func:`make_attack` (an encounter's attack, :mod:`critlab.kernels.encounter`) is one
-  trial of ``block``'s loop returning the rule's damage value, a function of its own that
-  the encounter block calls.
+- An encounter's attack (:func:`critlab.kernels.encounter.mechanic_attack`) is one trial
+  of ``block``'s loop returning the rule's damage value, a function of its own that the
+  encounter block calls.
 
 The rule's result is re-run at most once per input a trial reads, and each input is
 rolled at one place in the code (the compile time of a roll grows with every place a
@@ -351,8 +351,8 @@ def _shift(text: str, spaces: int) -> str:
     return "".join(" " * spaces + line + "\n" for line in text.splitlines())
 
 
-def _namespace(user: Any) -> dict[str, Any]:
-    """The globals of the generated drivers: the rule as ``user`` and the kernels' helpers."""
+def generated_namespace(user: Any) -> dict[str, Any]:
+    """The globals of a generated driver: the rule as ``user`` and the kernels' helpers."""
     return {
         "__name__": _HOME,
         "user": user,
@@ -401,7 +401,7 @@ def make_kernels(
     tally = _TALLY.format(label=label, n_values=n_values, values=values)
     minmax = "".join(_MINMAX.format(j=j, r=j + 1) for j in range(n_values)) or "        pass\n"
     fill = "".join(_FILL.format(j=j, r=j + 1) for j in range(n_values))
-    namespace = _namespace(user)
+    namespace = generated_namespace(user)
     sources = {
         "block": _TRIALS.format(name="block", outputs="out, layout", params=params, after=tally),
         "ranges": _TRIALS.format(name="ranges", outputs="vmin, vmax", params=params, after=minmax),
@@ -419,56 +419,3 @@ def make_kernels(
         options = cache_in(fn, *cache) if cache else dict(_OPTIONS)
         compiled[name] = njit(**options)(fn)
     return Kernels(compiled["block"], compiled["explore"], compiled["ranges"])
-
-
-# One attack of a rule in an encounter (critlab.kernels.encounter): a single trial of
-# _TRIALS' loop, its inputs rolled as the rule reads them, returning one of its values
-# (its damage). mem is set up anew for each attack: an attack is one call.
-_ATTACK = """
-def attack(s, a, scratch):
-    mem = local_mem()
-    terms, starts, consts, p = a.terms, a.starts, a.consts, a.params
-    for j in range(a.consts.shape[0]):
-        mem[OFFS + j] = a.offs[j]
-        mem[WIDTHS + j] = a.widths[j]
-        mem[DONE + j] = 0
-        for t in range(a.widths[j]):
-            mem[a.offs[j] + t] = 0
-    while True:
-        mem[MISS] = -1
-        r = user(mem{params})
-        i = mem[MISS]
-        if i < 0:
-            break
-        o = a.offs[i]
-        for t in range(a.widths[i]):
-            v = roll_expr(s, terms[starts[i] : starts[i + 1]], consts[i], scratch)
-            q = t
-            while q > 0 and mem[o + q - 1] < v:
-                mem[o + q] = mem[o + q - 1]
-                q -= 1
-            mem[o + q] = v
-        mem[DONE + i] = 1
-    return np.int64(r[{value}])
-"""
-
-
-def make_attack(
-    user: Any, n_params: int, value: int, cache: tuple[str, str] | None = None, tag: str = ""
-) -> Any:
-    """One attack of a rule, for an encounter: ``attack(s, a, scratch)`` rolls the inputs
-    of :data:`Args` ``a`` as the rule reads them (from stream ``s``, with ``scratch`` for
-    :func:`critlab.kernels.dice.roll_expr`) and returns item ``value`` of the rule's
-    result as an int64 (1 + the index of its damage among the values). ``user``,
-    ``cache`` and ``tag`` as for :func:`make_kernels`; compiled on first call (or loaded
-    from the disk cache).
-    """
-    params = "".join(f", p[{i}]" for i in range(n_params))
-    source = _ATTACK.format(params=params, value=value)
-    key = cache[1] if cache else f"{id(user):x}"
-    filename = f"critlab_mechanic_{tag}attack{value}_{key[:16]}"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = _namespace(user)
-    exec(compile(source, filename, "exec"), namespace)
-    fn = namespace["attack"]
-    return njit(**(cache_in(fn, *cache) if cache else dict(_OPTIONS)))(fn)

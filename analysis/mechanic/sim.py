@@ -81,7 +81,7 @@ def _block_of(where: str, layout: np.ndarray, args: km.Args) -> MechanicBlock:
 def encounter_attack(rule: Any, args: km.Args) -> tuple[str, Any]:
     """The rule as an attack in an encounter: ``(kind, attack)``, where ``attack(s, a,
     scratch)`` rolls one trial of ``args``-like arguments (:func:`kernel_args`) and
-    returns its ``damage`` value (:func:`critlab.kernels.mechanic.make_attack`), compiled
+    returns its ``damage`` value (:func:`critlab.kernels.encounter.mechanic_attack`), compiled
     here, or loaded from the disk cache, so that a failure is one line; ``kind`` names it
     for :func:`critlab.kernels.encounter.add_attack` (by the rule's cache key: a changed
     rule is a new kind). Made once per compiled rule."""
@@ -89,6 +89,7 @@ def encounter_attack(rule: Any, args: km.Args) -> tuple[str, Any]:
     from numba.core.errors import NumbaError
 
     from critlab.analysis.mechanic.compile import _one_line
+    from critlab.kernels import encounter as ke
     from critlab.kernels.dice import SCRATCH_SIZE
 
     compiled = rule.compiled(args.params)
@@ -106,7 +107,7 @@ def encounter_attack(rule: Any, args: km.Args) -> tuple[str, Any]:
         else [("", compiled.inlined), ("called_", compiled.rule)]
     )
     for n, (tag, user) in enumerate(users):
-        attack = km.make_attack(user, compiled.n_params, value, compiled.cache, tag)
+        attack = ke.mechanic_attack(user, compiled.n_params, value, compiled.cache, tag)
         try:
             attack.compile(signature)
             break
