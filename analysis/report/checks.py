@@ -104,7 +104,7 @@ def _check(row: Any, file: str, key: str, spent: list[float]) -> Any:
     if "encounter" in row:  # an encounter file's settings and quantity
         if "system" in row:
             raise r.error("system", "a check holds a system or an encounter, not both")
-        return encounter_check(r)
+        return encounter_check(r, spent)  # its work joins the checks' budget
     r.only(CHECK_KEYS)
     sys_name = r.get("system", str, None, what="the name of a system")
     installed = registry()

@@ -16,7 +16,8 @@ metrics) by it::
 
 Every point is built and its exact chain sized here: a bad file, setting, value or
 quantity, more than :data:`MAX_ENCOUNTER_POINTS` points, a point over the chain's
-10^6-state bound or a section over :data:`MAX_SECTION_STATES` states in all is one
+10^6-state bound, or a section (or the checks together) whose estimated exact work passes
+the shared budget (:mod:`critlab.analysis.fight.work`, about two minutes) is one
 :class:`~critlab.analysis.report.reading.ConfigError` naming the file and key.
 
 >>> flatten({"ogre": {"hp": 60, "defense": {"target_ac": 4}}, "order": "rolled"})
@@ -38,14 +39,15 @@ from critlab.analysis.encounter.declare import Encounter
 from critlab.analysis.encounter.exact import LABELS, STATE_LIMIT, state_count
 from critlab.analysis.encounter.load import load_encounter
 from critlab.analysis.encounter.tuning import quantity_of, setting_kind, with_settings
+from critlab.analysis.fight.work import Work, check_budget, encounter_work
 from critlab.analysis.report.encounter_words import quantity_text, setting_text
 from critlab.analysis.report.reading import NAME, ConfigError, Reader, shown
 from critlab.analysis.spec import SpecError
 
-# Each point is a whole exact chain (up to 10^6 states, a few seconds): a section holds
-# at most this many points, and this many chain states over all its points (about 30 s).
+# Each point is a whole exact chain (up to 10^6 states): a section holds at most this many
+# points, its estimated work within the shared budget (fight.work.BUDGET).
 MAX_ENCOUNTER_POINTS = 100
-MAX_SECTION_STATES = 10**7
+_SHRINK = "fewer values, or smaller encounters (lower hp, a fixed order)"
 DEFAULT_QUANTITIES = ("a_wins", "p_any_down_a")
 MAX_QUANTITIES = 8
 SECTION_KEYS = ("file", "id", "title", "note", "vary", "quantities", "set")
@@ -281,19 +283,17 @@ def encounter_section(r: Reader, sid: str) -> EncounterSection:
         if name in quantities:
             raise r.error(f"quantities[{i + 1}]", f"names {name!r} twice")
         quantities.append(name)
-    points, states = [], 0
+    points, states, work = [], 0, []
     for i, v in enumerate(values):
         where = f"at {setting} = {v}: "
         point = apply(base, {setting: v}, r.file, {setting: f"{vkey}[{i + 1}]"}, where)
         states += chain_states(point, r.file, f"{vkey}[{i + 1}]", where)
         points.append(point)
-    if states > MAX_SECTION_STATES:
-        raise ConfigError(
-            r.file,
-            vkey,
-            f"{states:,} exact chain states over {len(values)} points; at most "
-            f"{MAX_SECTION_STATES:,} a section (fewer values, or fewer hit points)",
-        )
+        work.append(encounter_work(point))
+    try:
+        check_budget(Work(len(work), math.fsum(work) / len(work)), setting, _SHRINK)
+    except SpecError as exc:
+        raise ConfigError(r.file, vkey, str(exc)) from None
     return EncounterSection(
         file=rel,
         id=sid,
@@ -316,13 +316,19 @@ def _bound(r: Reader, name: str) -> float | None:
     return None if value is None else float(value)
 
 
-def encounter_check(r: Reader) -> EncounterCheck:
-    """A ``[[checks]]`` table with ``encounter = "FILE"``: read, its chain sized."""
+def encounter_check(r: Reader, spent: list[float]) -> EncounterCheck:
+    """A ``[[checks]]`` table with ``encounter = "FILE"``: read, its chain sized, its
+    estimated work added to the checks' before it (``spent``) within the shared budget."""
     r.only(CHECK_KEYS)
     rel, enc = read_file(r, "encounter")
     settings, keys = read_settings(r, "params", enc)
     enc = apply(enc, settings, r.file, keys)
     chain_states(enc, r.file, r.sub("params") if settings else r.sub("encounter"))
+    spent.append(encounter_work(enc))  # computed once, in the report (the probe only sizes it)
+    try:
+        check_budget(Work(len(spent), math.fsum(spent) / len(spent)), "checks", _SHRINK)
+    except SpecError as exc:
+        raise r.error(None, f"with the checks before it, {exc}") from None
     text = r.get("quantity", str, None, what="a quantity name")
     if text is None:
         raise r.error(
@@ -373,7 +379,6 @@ __all__ = [
     "EncounterCheck",
     "EncounterSection",
     "MAX_ENCOUNTER_POINTS",
-    "MAX_SECTION_STATES",
     "encounter_check",
     "parse_encounters",
 ]

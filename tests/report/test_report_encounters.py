@@ -9,6 +9,7 @@ the file and key, found before any work; a passing and a failing encounter check
 from __future__ import annotations
 
 import json
+import tempfile
 from fractions import Fraction
 from html import unescape
 from pathlib import Path
@@ -89,8 +90,6 @@ def duel_report(tmp_path_factory):
 
 # -- the numbers -----------------------------------------------------------------------------
 def test_each_point_is_the_duel_solved_by_hand():
-    import tempfile
-
     with tempfile.TemporaryDirectory() as tmp:
         section = load_config(_write(Path(tmp), SECTION)).encounters[0]
         wide = encounter_table(section)
@@ -194,14 +193,19 @@ def test_each_mistake_is_one_line_naming_the_file_and_key(tmp_path, old, new, sa
     assert "encounters" + said in text, text
 
 
-def test_a_section_over_its_state_budget_is_refused(tmp_path):
-    # each point (hero.hp + 1) x 5000 states, under 10^6; 100 points over 10^7 in all
-    duel = DUEL.replace("hp = 1\n", "hp = 4999\n").replace("hp = 4999\n", "hp = 1\n", 1)
-    text = SECTION.replace('"hero.thac0" = [11, 15, 19]', '"hero.hp" = "10..109"')
-    states = sum((hp + 1) * 5000 for hp in range(10, 110))
-    with pytest.raises(ConfigError) as info:
-        load_config(_write(tmp_path, text, duel))
-    assert f"encounters[1].vary.hero.hp: {states:,} exact chain states over 100 points" in str(info.value)
+def test_a_section_over_the_work_budget_is_refused_before_any_point():
+    # a 300..399 hp hero against a 2000 hp rat, one damage a hit, up to 10^4 rounds: each
+    # point under the chain's 10^6 states, the hundred together far past the shared budget
+    duel = DUEL.replace('order = "a-first"', 'order = "a-first"\nmax_rounds = 10000').replace(
+        "hp = 1\n", "hp = 2000\n"
+    )
+    text = SECTION.replace('"hero.thac0" = [11, 15, 19]', '"hero.hp" = "300..399"')
+    with tempfile.TemporaryDirectory() as tmp:
+        with pytest.raises(ConfigError) as info:
+            load_config(_write(Path(tmp), text, duel))
+    said = str(info.value)
+    assert "encounters[1].vary.hero.hp: parameter hero.hp = 100 points: need about" in said, said
+    assert "units of exact work" in said and "\n" not in said
 
 
 def test_a_bad_section_exits_2_on_the_command_line_before_any_work(tmp_path, capsys):
@@ -291,3 +295,24 @@ def test_what_changed_says_an_encounter_sections_moves_in_words(tmp_path):
     )
     assert "P(side a wins) fell at 3 points" in line and "P(someone on side a goes down) rose" in line
     assert f"{100 * drop:.3g} percentage points" in line or f"{100 * drop:+.3g}" in line, (line, drop)
+
+
+def test_encounter_checks_share_the_checks_work_budget(tmp_path):
+    # each check a 399 hp hero against a 2000 hp rat over up to 10^4 rounds: the first
+    # check whose work, with the checks' before it, passes the budget is refused at its key
+    from critlab.analysis.fight.work import BUDGET, encounter_work
+
+    duel = DUEL.replace('order = "a-first"', 'order = "a-first"\nmax_rounds = 10000').replace(
+        "hp = 1\n", "hp = 2000\n"
+    )
+    one = (
+        CHECK.split("[[checks]]")[1].replace("{ hero.thac0 = 11 }", "{ hero.hp = 399 }").replace("{low}", "0")
+    )
+    text = '[report]\nname = "heavy"\n' + "".join("[[checks]]" + one for _ in range(20))
+    config = _write(tmp_path, text, duel)
+    each = encounter_work(with_settings(load_encounter(tmp_path / "duel.toml"), {"hero.hp": 399}))
+    first = next(k for k in range(1, 21) if k * each > BUDGET)
+    assert 1 < first <= 20
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    assert f": checks[{first}]: with the checks before it, " in str(info.value), str(info.value)
