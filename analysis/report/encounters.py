@@ -92,9 +92,12 @@ def encounter_figure(section: EncounterSection, wide: pd.DataFrame) -> MplFigure
         ax = fig.add_subplot(nrows, ncols, k + 1)
         for q in group:
             y = wide[q].to_numpy(dtype=float)
-            ax.plot(x, y, "-", marker="o", ms=3, lw=1.6, color=colours[q], label=quantity_text(q))
+            # a choice's values are no scale: points, not a line between them
+            line = dict(ls="-", ms=3, lw=1.6) if numeric else dict(ls="none", ms=6)
+            ax.plot(x, y, marker="o", color=colours[q], label=quantity_text(q), **line)
         if not numeric:
             ax.set_xticks(x, [fmt_value(v) for v in section.values])
+            ax.set_xlim(-0.5, len(x) - 0.5)
         ax.set_xlabel(setting_text(section.setting, section.points[0]))
         ax.set_ylabel("probability" if group is probs and len(group) > 1 else quantity_text(group[0]))
         if group is probs:

@@ -154,6 +154,18 @@ def test_the_figure_keeps_probabilities_and_amounts_apart(tmp_path):
     assert len(rounds.get_lines()) == 1 and "rounds" in rounds.get_ylabel()
 
 
+def test_a_choice_is_drawn_as_points_over_its_words(tmp_path):
+    text = SECTION.replace('"hero.thac0" = [11, 15, 19]', 'order = ["a-first", "b-first", "simultaneous"]')
+    section = load_config(_write(tmp_path, text)).encounters[0]
+    wide = encounter_table(section)
+    # b first: the rat's swing comes first each round, the race otherwise the same
+    pa, pb = Fraction(11, 20), Fraction(9, 20)
+    assert wide["b_wins"].iloc[1] == pytest.approx(float(pb / (1 - (1 - pa) * (1 - pb))), abs=1e-12)
+    probability, _ = encounter_figure(section, wide).axes
+    assert [t.get_text() for t in probability.get_xticklabels()] == ["a-first", "b-first", "simultaneous"]
+    assert all(line.get_linestyle() == "None" for line in probability.get_lines())
+
+
 # -- configuration errors ----------------------------------------------------------------------
 V = '"hero.thac0" = [11, 15, 19]'
 T = 'title = "Hero against rat"'
