@@ -80,6 +80,12 @@ def sensitivity(spec: Spec, *, fight: Mapping[str, Any] | None = None) -> pd.Dat
         integer parameter that is non-null in ``spec.params()`` (in that order) and per
         quantity (outcome labels, then metrics); NaN where the rules refuse the neighbour
         or the quantity is null.
+
+    Raises
+    ------
+    SpecError
+        Before any point is computed, when its points' estimated exact work passes
+        :data:`critlab.analysis.design.cost.BUDGET` (a fight of very large hp).
     """
     system = _system(spec)
     if fight is not None and not isinstance(fight, Mapping):

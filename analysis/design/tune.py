@@ -367,7 +367,9 @@ def tune(
     vary
         Parameter name (snake or kebab case) -> values: integers (``range(0, 11)``) for
         an integer parameter, words for a choice (``["normal", "advantage"]``). The grid
-        is every combination, the first parameter varying slowest; at most 10^5 points.
+        is every combination, the first parameter varying slowest; at most 10^5 points,
+        and at most :data:`critlab.analysis.design.cost.BUDGET` units of estimated exact
+        work (checked from the grid's corners before any point is computed).
     target
         ``(quantity, value)``: an outcome label, labels joined by ``+``, or a metric
         (see :mod:`critlab.analysis.design.quantity`).
