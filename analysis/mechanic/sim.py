@@ -99,7 +99,7 @@ def encounter_attack(rule: Any, args: km.Args) -> tuple[str, Any]:
     start = time.perf_counter()
     value = 1 + rule.values.index("damage")
     signature = (typeof(stream_state(0, 0)), typeof(args), typeof(np.zeros(SCRATCH_SIZE, np.int64)))
-    key = compiled.cache[1] if compiled.cache else f"{id(compiled):032x}"
+    key = compiled.cache[1] if compiled.cache else f"{id(compiled):016x}"
     # the rule inlined (a trial's stream kept in registers), else called, as the drivers fall back
     users = (
         [("called_", compiled.rule)]
