@@ -2,7 +2,9 @@
 
 Every function takes the stream state ``s`` first (see :mod:`critlab.kernels.rng`) and is inlined
 into the kernels that call it: a call that is not inlined keeps the compiler from holding
-the stream in registers, and cost 3-5x on a damage roll. Expressions
+the stream in registers, and cost 3-5x on a damage roll. The one exception is the
+interpreter of whole expressions (:func:`roll_expr`), called with its stream by value:
+inlined at every site it made the first compile of the kernels several minutes. Expressions
 arrive in the encoding of :mod:`critlab.analysis.dice.encode`: a program of int64 rows of
 :data:`WIDTH` columns plus a constant. A term's row holds ``(sign, count, faces, keep_mode,
 keep, explode kind, reroll mode, reroll interval, explosion interval, once, clamp interval,
@@ -19,7 +21,7 @@ from numba.core import cgutils
 from numba.core.extending import intrinsic
 
 from critlab.kernels.jit import kernel
-from critlab.kernels.rng import die
+from critlab.kernels.rng import STATE_WORDS, die
 from critlab.kernels.vocab.dice import (  # noqa: F401  (re-exported: the encoding's names)
     C_COUNTING,
     C_CS_HI,
@@ -164,8 +166,48 @@ def _selection(mode, keep, n):
     return size, (mode == KEEP_HIGHEST) == holds_kept, holds_kept
 
 
+@intrinsic
+def _stack_words(typingctx, words):
+    """A ``uint64[STATE_WORDS]`` buffer in the kernel's stack frame holding ``words``."""
+    if not (isinstance(words, types.UniTuple) and words.count == STATE_WORDS and words.dtype == types.uint64):
+        return None
+    sig = types.CPointer(types.uint64)(words)
+
+    def codegen(context, builder, signature, args):
+        buf = cgutils.alloca_once(builder, ir.IntType(64), size=STATE_WORDS)
+        for i in range(STATE_WORDS):
+            at = ir.Constant(ir.IntType(64), i)
+            builder.store(builder.extract_value(args[0], i), builder.gep(buf, [at]))
+        return buf
+
+    return sig, codegen
+
+
 @kernel(inline="always")
 def roll_expr(s, terms, constant, scratch):
+    """One roll of an encoded dice expression (see :func:`_interpret`), by a call.
+
+    The interpreter is compiled once, as a function of its own, and called: inlined at
+    every place a kernel rolls an expression, it made each kernel's type inference
+    several times longer (the first compile of every system took minutes). The stream
+    goes in and comes back by value, so the caller's copy of it still lives in
+    registers (its address never escapes into the call).
+    """
+    total, w = _interpret_apart((s[0], s[1], s[2], s[3], s[4], s[5]), terms, constant, scratch)
+    s[0], s[1], s[2], s[3], s[4], s[5] = w
+    return total
+
+
+@kernel
+def _interpret_apart(words, terms, constant, scratch):
+    """:func:`_interpret` over a stream given and returned by value (see :func:`roll_expr`)."""
+    s = carray(_stack_words(words), STATE_WORDS)
+    total = _interpret(s, terms, constant, scratch)
+    return total, (s[0], s[1], s[2], s[3], s[4], s[5])
+
+
+@kernel(inline="always")
+def _interpret(s, terms, constant, scratch):
     """One roll of an encoded dice expression (see module docstring).
 
     Rows are read in order: a term rolls its dice; a group collects its members' values
@@ -177,9 +219,9 @@ def roll_expr(s, terms, constant, scratch):
     own. Kept totals are chosen by a bounded selection in ``scratch``; a term is the sum
     of its kept totals or of their counts, scaled, signed.
 
-    Each die is rolled at a single place in the code: every kernel inlines this
-    function, and the compile time grows with the number of dice written out. A die
-    written in the first form of the notation draws exactly the rolls it always did.
+    Each die is rolled at a single place in the code, so the compile time does not grow
+    with the dice written out. A die written in the first form of the notation draws
+    exactly the rolls it always did.
     """
     total = constant
     member = 0
