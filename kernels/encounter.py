@@ -303,7 +303,8 @@ def block_for(modules: tuple[str, ...], cache: tuple[str, str] | None = None):
 # One attack of a mechanic's rule: a single trial of the mechanic's simulation block
 # (critlab.kernels.mechanic), its inputs rolled as the rule reads them, returning one of its values
 # (its damage). mem is set up anew for each attack: an attack is one call.
-_ATTACK = """
+_ATTACK = (
+    """
 def attack(s, a, scratch):
     mem = local_mem()
     terms, starts, consts, p = a.terms, a.starts, a.consts, a.params
@@ -313,23 +314,11 @@ def attack(s, a, scratch):
         mem[DONE + j] = 0
         for t in range(a.widths[j]):
             mem[a.offs[j] + t] = 0
-    while True:
-        mem[MISS] = -1
-        r = user(mem{params})
-        i = mem[MISS]
-        if i < 0:
-            break
-        o = a.offs[i]
-        for t in range(a.widths[i]):
-            v = roll_expr(s, terms[starts[i] : starts[i + 1]], consts[i], scratch)
-            q = t
-            while q > 0 and mem[o + q - 1] < v:
-                mem[o + q] = mem[o + q - 1]
-                q -= 1
-            mem[o + q] = v
-        mem[DONE + i] = 1
-    return np.int64(r[{value}])
 """
+    + km.run_rule(4)
+    + """    return np.int64(r[{value}])
+"""
+)
 
 
 def mechanic_attack(

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import linecache
 import math
+import textwrap
 from collections import namedtuple
 from typing import Any, NamedTuple
 
@@ -221,10 +222,38 @@ class Kernels(NamedTuple):
     ranges: Any
 
 
+# One trial's runs of the rule: a run that misses an input (mem[MISS]) rolls that input's
+# dice, sorted into place, and the rule runs again, until it has every input it reads.
+# Shared by the simulation's trials below and an encounter's attack (critlab.kernels.encounter).
+RUN_RULE = """\
+while True:
+    mem[MISS] = -1
+    r = user(mem{params})
+    i = mem[MISS]
+    if i < 0:
+        break
+    o = a.offs[i]
+    for t in range(a.widths[i]):
+        v = roll_expr(s, terms[starts[i] : starts[i + 1]], consts[i], scratch)
+        q = t
+        while q > 0 and mem[o + q - 1] < v:
+            mem[o + q] = mem[o + q - 1]
+            q -= 1
+        mem[o + q] = v
+    mem[DONE + i] = 1
+"""
+
+
+def run_rule(indent: int) -> str:
+    """:data:`RUN_RULE` indented by ``indent`` spaces, for a template's loop body."""
+    return textwrap.indent(RUN_RULE, " " * indent)
+
+
 # One trial loop for the simulation block and the range pilot: the rule run until it reads
 # no input without a value, each missing input rolled at one place (a value is a pool of
 # one die).
-_TRIALS = """
+_TRIALS = (
+    """
 def {name}(s, n, {outputs}, a):
     s = local_state(s)
     scratch = local_scratch()
@@ -240,23 +269,11 @@ def {name}(s, n, {outputs}, a):
     for _ in range(n):
         for j in range(k):
             mem[DONE + j] = 0
-        while True:
-            mem[MISS] = -1
-            r = user(mem{params})
-            i = mem[MISS]
-            if i < 0:
-                break
-            o = a.offs[i]
-            for t in range(a.widths[i]):
-                v = roll_expr(s, terms[starts[i] : starts[i + 1]], consts[i], scratch)
-                q = t
-                while q > 0 and mem[o + q - 1] < v:
-                    mem[o + q] = mem[o + q - 1]
-                    q -= 1
-                mem[o + q] = v
-            mem[DONE + i] = 1
-{after}
 """
+    + run_rule(8)
+    + """{after}
+"""
+)
 
 _TALLY = """        label = {label}
         if label < 0 or label >= layout[0]:
