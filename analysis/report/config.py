@@ -47,7 +47,7 @@ from critlab.analysis.report.reading import (
     grid_values,
     read_params,
     read_variants,
-    slug,
+    section_id,
 )
 from critlab.analysis.report.sections import (  # noqa: F401
     Axis,
@@ -334,7 +334,7 @@ def parse_config(data: dict[str, Any], file: str, *, sha256: str = "") -> Report
         alpha=float(alpha),
         systems=tuple(blocks),
         checks=parse_checks(data.get("checks"), file),
-        encounters=parse_encounters(data.get("encounters"), file, slug),
+        encounters=parse_encounters(data.get("encounters"), file),
         sha256=sha256,
     )
 
@@ -354,15 +354,7 @@ def _system_block(system: RuleSystem, r: Reader, batches: int) -> SystemBlock:
         kind = sr.get("kind", str, None)
         if kind not in SECTION_KINDS:
             raise sr.error("kind", f"must be one of {', '.join(SECTION_KINDS)}, got {kind!r}")
-        sid = sr.get("id", str, None)
-        if sid is not None and (not NAME.match(sid) or sid in ids):
-            raise sr.error("id", f"must be a unique file-name-safe id, got {sid!r}")
-        if sid is None:
-            sid = stem = slug(sr.text("title") or f"{kind}-{i + 1}")
-            n = 2
-            while sid in ids:
-                sid, n = f"{stem}-{n}", n + 1
-        ids.add(sid)
+        sid = section_id(sr, ids, f"{kind}-{i + 1}")
         sources = {**base_sources, "*": sr.sub("params") if "params" in row else base_sources["*"]}
         if kind == "validation":
             sections.append(_validation_section(system, sr, base, sources, sid, batches))

@@ -41,7 +41,7 @@ from critlab.analysis.encounter.load import load_encounter
 from critlab.analysis.encounter.tuning import quantity_of, setting_kind, with_settings
 from critlab.analysis.fight.work import Work, check_budget, encounter_work
 from critlab.analysis.report.encounter_words import quantity_text, setting_text
-from critlab.analysis.report.reading import NAME, ConfigError, Reader, shown
+from critlab.analysis.report.reading import ConfigError, Reader, section_id, shown
 from critlab.analysis.spec import SpecError
 
 # Each point is a whole exact chain (up to 10^6 states): a section holds at most this many
@@ -352,7 +352,7 @@ def encounter_check(r: Reader, spent: list[float]) -> EncounterCheck:
     return EncounterCheck(name, r.key, rel, enc, settings, EncounterQuantity(quantity), lo, hi)
 
 
-def parse_encounters(rows: Any, file: str, slug: Any) -> tuple[EncounterSection, ...]:
+def parse_encounters(rows: Any, file: str) -> tuple[EncounterSection, ...]:
     """The ``[[encounters]]`` tables (numbered from 1 in errors: ``encounters[2].vary``)."""
     if rows is None:
         return ()
@@ -362,16 +362,7 @@ def parse_encounters(rows: Any, file: str, slug: Any) -> tuple[EncounterSection,
     ids: set[str] = set()
     for i, row in enumerate(rows):
         r = Reader(file, row, f"encounters[{i + 1}]")
-        sid = r.get("id", str, None)
-        if sid is not None and (not NAME.match(sid) or sid in ids):
-            raise r.error("id", f"must be a unique file-name-safe id, got {sid!r}")
-        if sid is None:
-            stem = sid = slug(r.text("title") or f"encounter-{i + 1}")
-            n = 2
-            while sid in ids:
-                sid, n = f"{stem}-{n}", n + 1
-        ids.add(sid)
-        out.append(encounter_section(r, sid))
+        out.append(encounter_section(r, section_id(r, ids, f"encounter-{i + 1}")))
     return tuple(out)
 
 

@@ -111,6 +111,21 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
 
 
+def section_id(r: Reader, ids: set[str], default: str) -> str:
+    """A section's ``id``: as given (file-name safe, not among ``ids``), else a :func:`slug`
+    of its title (or of ``default``) numbered on from 2 while taken; added to ``ids``."""
+    sid = r.get("id", str, None)
+    if sid is not None and (not NAME.match(sid) or sid in ids):
+        raise r.error("id", f"must be a unique file-name-safe id, got {sid!r}")
+    if sid is None:
+        sid = stem = slug(r.text("title") or default)
+        n = 2
+        while sid in ids:
+            sid, n = f"{stem}-{n}", n + 1
+    ids.add(sid)
+    return sid
+
+
 # -- parameters ---------------------------------------------------------------------------
 def check_param(system: RuleSystem, name: str, value: Any, file: str, key: str) -> Any:
     """A TOML value checked against the spec field's type; ``"none"`` is absence."""
