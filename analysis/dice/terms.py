@@ -145,15 +145,22 @@ class DiceTerm:
             on_top = self.explode_at is None or self.explode == (max(self.face_values), UNBOUNDED)
             at = "" if on_top else _sel(self.explode_at)
             out += self.explode_kind + at + ("o" if self.explode_once else "")
-        if self.keep_mode != KEEP_ALL:
-            out += f"{'kh' if self.keep_mode == KEEP_HIGHEST else 'kl'}{self.keep}"
-        if self.count_kind:
-            out += self.count_kind + _sel(self.count_range) + (f"df{_sel(self.botch)}" if self.botch else "")
-        if self.mul != 1:
-            out += f"*{self.mul}"
-        if self.div != 1:
-            out += f"/{self.div}"
-        return out
+        return out + _kept_counted_scaled(self)
+
+
+def _kept_counted_scaled(t: DiceTerm | DiceGroup) -> str:
+    """The notation's last modifiers, shared by terms and groups: the keep, the count (and
+    its botch) and the scale."""
+    out = ""
+    if t.keep_mode != KEEP_ALL:
+        out += f"{'kh' if t.keep_mode == KEEP_HIGHEST else 'kl'}{t.keep}"
+    if t.count_kind:
+        out += t.count_kind + _sel(t.count_range) + (f"df{_sel(t.botch)}" if t.botch else "")
+    if t.mul != 1:
+        out += f"*{t.mul}"
+    if t.div != 1:
+        out += f"/{t.div}"
+    return out
 
 
 def _sel(iv: Interval) -> str:
@@ -196,15 +203,7 @@ class DiceGroup:
     @property
     def notation(self) -> str:
         out = "{" + ", ".join(m.notation for m in self.members) + "}"
-        if self.keep_mode != KEEP_ALL:
-            out += f"{'kh' if self.keep_mode == KEEP_HIGHEST else 'kl'}{self.keep}"
-        if self.count_kind:
-            out += self.count_kind + _sel(self.count_range) + (f"df{_sel(self.botch)}" if self.botch else "")
-        if self.mul != 1:
-            out += f"*{self.mul}"
-        if self.div != 1:
-            out += f"/{self.div}"
-        return out
+        return out + _kept_counted_scaled(self)
 
 
 @dataclass(frozen=True, slots=True)
