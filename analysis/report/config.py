@@ -27,14 +27,12 @@ from __future__ import annotations
 
 import hashlib
 import math
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from critlab.analysis.design.sweep import grid_points
 from critlab.analysis.mechanic.load import resolve_from
 from critlab.analysis.params import WrittenFloat
-from critlab.analysis.report.bounded import check_tree, read_bounded, too_deep
 from critlab.analysis.report.checks import parse_checks
 from critlab.analysis.report.encounter_read import parse_encounters
 from critlab.analysis.report.lead import check_lead, report_keys
@@ -60,6 +58,7 @@ from critlab.analysis.report.sweeps import cumulative_outcomes, fight_table, pro
 from critlab.analysis.run import MAX_SEED, MAX_TRIALS
 from critlab.analysis.spec import Spec, SpecError
 from critlab.analysis.systems import MODULES, RuleSystem, registry
+from critlab.analysis.text.documents import load_toml
 
 __all__ = ["ConfigError", "ReportConfig", "SweepSection", "ValidationSection", "load_config", "parse_config"]
 
@@ -268,17 +267,9 @@ def load_config(path: str | Path | None = None) -> ReportConfig:
     file = str(path) if path is not None else "analysis/report/default.toml"
     path = Path(path) if path is not None else DEFAULT_CONFIG
     try:
-        raw = read_bounded(path, file, "")
-        data = tomllib.loads(raw.decode("utf-8"), parse_float=WrittenFloat)  # decimals as written
-    except RecursionError:
-        raise too_deep(file, "") from None
+        data, raw = load_toml(path, file, parse_float=WrittenFloat, error=ConfigError)  # decimals as written
     except OSError as exc:
         raise ConfigError(file, "", f"cannot read the configuration: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(file, "", f"not valid TOML: {exc}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(file, "", "not valid TOML: the file is not UTF-8 text") from None
-    check_tree(data, file)
     return parse_config(data, file, sha256=hashlib.sha256(raw).hexdigest())
 
 

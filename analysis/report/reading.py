@@ -20,6 +20,7 @@ from typing import Any
 
 from critlab.analysis.spec import Spec, SpecError, field_types
 from critlab.analysis.systems import RuleSystem
+from critlab.analysis.text.documents import DocumentError
 from critlab.analysis.text.numtext import DecimalText, is_number_text
 
 # Grid points a report section may have (counted from its axes before any is built).
@@ -28,12 +29,8 @@ MAX_POINTS = 5000
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
-class ConfigError(ValueError):
+class ConfigError(DocumentError):
     """A configuration the report cannot run: names the file, the key and what is allowed."""
-
-    def __init__(self, file: str, key: str, message: str) -> None:
-        self.file, self.key, self.message = file, key, message
-        super().__init__(f"{file}: {key}: {message}" if key else f"{file}: {message}")
 
 
 class Reader:
