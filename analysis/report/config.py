@@ -120,6 +120,8 @@ def _sweep_section(
     base_specs: dict[str | None, Spec] = {}
     first: Spec | None = None
     specs: list[Spec] = []
+    points = [{**params, **v, **p} for v in variants.values() for p in grid_points(**grid)]
+    notation_section_work(system, points, r)  # before any spec: building one computes its dice
     for vname, vparams in variants.items():
         vsources = {k: f"{_variant_key(r, set_name, vname, sets)}.{k}" for k in vparams}
         for point in grid_points(**grid):
@@ -209,6 +211,17 @@ def section_work(specs: list[Spec], fight: dict[str, int], r: Reader) -> None:
     shrink = "use fewer grid points" + (", a lower fight.hp or fewer attacks_per_round" if fight else "")
     try:
         check_budget(points_work([(spec, fight or None) for spec in specs]), "grid", shrink)
+    except SpecError as exc:
+        raise r.error("grid", str(exc)) from None
+
+
+def notation_section_work(system: RuleSystem, points: list[dict[str, Any]], r: Reader) -> None:
+    """:func:`section_work` from the points' parameters read as notation, before any spec
+    is built (building one computes its dice)."""
+    from critlab.analysis.design.cost import check_budget, notation_work
+
+    try:
+        check_budget(notation_work(system, points), "grid", "use fewer grid points or smaller dice")
     except SpecError as exc:
         raise r.error("grid", str(exc)) from None
 
