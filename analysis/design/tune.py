@@ -42,6 +42,7 @@ from critlab.analysis.design.quantity import (
     snake,
     split_fight,
 )
+from critlab.analysis.fight.work import no_value
 from critlab.analysis.params import Bool, Choice, Dice, Int, declared
 from critlab.analysis.spec import Spec, SpecError, field_types, system_of
 
@@ -274,6 +275,8 @@ def tune_params(
             bar.close()
 
     found = np.flatnonzero(~np.isnan(values))
+    if not len(found):  # every point skipped: the grid answers nothing
+        raise no_value(n, refused, null, q.name, first_refusal)
     key = np.round(np.abs(values[found] - goal), 12)  # differences below 1e-12 are ties
     best = found[np.argsort(key, kind="stable")][:top]
     coords = np.unravel_index(best, shape) if len(best) else [[] for _ in axes]
