@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from critlab.analysis.spec import Spec, SpecError
+from critlab.analysis.spec_error import quoted
 
 # Bounds and targets are compared this loosely: exact probabilities carry float rounding
 # (0.09750000000000003 is 39/400 computed), never a real difference this small.
@@ -140,15 +141,17 @@ class Quantity:
 
     def __init__(self, system: Any, text: str) -> None:
         if not isinstance(text, str) or not text.strip():
-            raise QuantityError(f"a quantity must be named, got {text!r}")
+            raise QuantityError(f"a quantity must be named, got {quoted(text)}")
         self.system = system
         self.text = text
         self.parts = tuple(snake(p) for p in text.split("+"))
         if any(not p for p in self.parts):
-            raise QuantityError(f"quantity {text!r}: an empty name between '+' signs")
+            raise QuantityError(f"quantity {quoted(text)}: an empty name between '+' signs")
         seen = [p for i, p in enumerate(self.parts) if p in self.parts[:i]]
         if seen:
-            raise QuantityError(f"quantity {text!r} names {seen[0]} twice: join distinct labels with '+'")
+            raise QuantityError(
+                f"quantity {quoted(text)} names {seen[0]} twice: join distinct labels with '+'"
+            )
         self.name = "+".join(self.parts)
         self._cache: dict[tuple, _Resolved | None] = {}
 
@@ -183,7 +186,7 @@ class Quantity:
     def _unknown(self, result: Any, fight_result: Any) -> str:
         what = "outcomes" if len(self.parts) > 1 else "quantity"
         lines = [
-            f"unknown {what} {self.text!r} for {self.system.name}",
+            f"unknown {what} {quoted(self.text)} for {self.system.name}",
             f"outcomes: {', '.join(result.labels)} (or several joined by '+')",
             f"metrics: {', '.join(result.metrics) or 'none'}",
         ]

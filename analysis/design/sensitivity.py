@@ -28,6 +28,7 @@ from critlab.analysis.design.tune import param_kind
 from critlab.analysis.fight.exact import Fight
 from critlab.analysis.fight.work import narrowed
 from critlab.analysis.spec import Spec, system_of
+from critlab.analysis.spec_error import quoted
 
 COLUMNS = ("param", "quantity", "at", "minus_1", "plus_1")
 
@@ -153,7 +154,7 @@ def effects(data: pd.DataFrame, quantity: str) -> pd.DataFrame:
     by_snake = {snake(q): q for q in known}
     missing = [p for p in parts if p not in by_snake]
     if missing:
-        raise QuantityError(f"unknown quantity {missing[0]!r}; quantities: {', '.join(known)}")
+        raise QuantityError(f"unknown quantity {quoted(missing[0])}; quantities: {', '.join(known)}")
     sub = data[data["quantity"].isin([by_snake[p] for p in parts])]
     summed = sub.groupby("param", sort=False)[["at", "minus_1", "plus_1"]].sum(min_count=len(parts))
     out = pd.DataFrame(

@@ -107,6 +107,10 @@ def check_axes(system: Any, params: Mapping[str, Any], vary: Mapping[str, Iterab
     """
     known = known_params(system)
     fights = fight_params_of(system)
+    if not isinstance(vary, Mapping) or not vary:
+        raise SpecError(
+            "vary", vary, "must name at least one parameter and its values, e.g. {'crit_range': range(0, 11)}"
+        )
     axes = []
     for raw, values in vary.items():
         name = snake(raw)

@@ -52,6 +52,7 @@ from critlab.analysis.report.encounter_words import quantity_text
 from critlab.analysis.report.reading import ConfigError, Reader, build_spec, check_param, shown
 from critlab.analysis.report.words import words
 from critlab.analysis.spec import Spec, SpecError
+from critlab.analysis.spec_error import quoted
 from critlab.analysis.systems import MODULES, registry
 
 __all__ = ["Check", "checks_blocks", "checks_verdict", "parse_checks", "run_checks"]
@@ -121,7 +122,7 @@ def _read(row: Any, file: str, key: str, spent: list[float]) -> Any:
         raise r.error("system", f"name the system, one of: {', '.join(installed)}")
     if sys_name not in installed:
         known = ", ".join(MODULES)
-        raise r.error("system", f"unknown system {sys_name!r}; the systems are: {known}")
+        raise r.error("system", f"unknown system {quoted(sys_name)}; the systems are: {known}")
     system = installed[sys_name]
     raw = r.get("params", dict, {})
     fights = fight_params_of(system)

@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from critlab.analysis.report.config import ConfigError
+from critlab.analysis.spec_error import quoted
 from critlab.analysis.text.digits import number
 from critlab.analysis.text.documents import load_json
 
@@ -132,7 +133,7 @@ def _bad_metric(entry: Any) -> str:
         if x is not None and not _is_number(x):
             return f"{name} must be a finite number or null, got {_short(x)}"
     if entry.get("se") is not None and entry["se"] < 0:
-        return f"se must not be negative, got {entry['se']!r}"
+        return f"se must not be negative, got {quoted(entry['se'])}"
     return ""
 
 

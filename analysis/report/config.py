@@ -57,6 +57,7 @@ from critlab.analysis.report.sections import (  # noqa: F401
 from critlab.analysis.report.sweeps import cumulative_outcomes, fight_table, probe_point
 from critlab.analysis.run import MAX_SEED, MAX_TRIALS
 from critlab.analysis.spec import Spec, SpecError
+from critlab.analysis.spec_error import quoted
 from critlab.analysis.systems import MODULES, RuleSystem, registry
 from critlab.analysis.text.documents import load_toml
 
@@ -98,12 +99,15 @@ def _sweep_section(
     if set_name is not None:
         if set_name not in sets:
             known = ", ".join(sets) or "none defined"
-            raise r.error("variants", f"no variant set {set_name!r} in this system; sets: {known}")
+            raise r.error("variants", f"no variant set {quoted(set_name)} in this system; sets: {known}")
         variants = dict(sets[set_name])
         for vname, vparams in variants.items():
             clash = set(vparams) & set(grid)
             if clash:
-                raise r.error(f"grid.{sorted(clash)[0]}", f"is also set by variant {vname!r} of {set_name!r}")
+                raise r.error(
+                    f"grid.{sorted(clash)[0]}",
+                    f"is also set by variant {quoted(vname)} of {quoted(set_name)}",
+                )
         axes.append(Axis(set_name, tuple(variants), variant=True))
     order = r.names("axes")
     if order is not None:
@@ -146,12 +150,12 @@ def _sweep_section(
     for name in outcomes or ():
         if name not in labels:
             raise r.error(
-                "outcomes", f"{system.name} has no outcome {name!r} here; outcomes: {', '.join(labels)}"
+                "outcomes", f"{system.name} has no outcome {quoted(name)} here; outcomes: {', '.join(labels)}"
             )
     for name in metrics:
         if name not in metric_names:
             raise r.error(
-                "metrics", f"{system.name} has no metric {name!r}; metrics: {', '.join(metric_names)}"
+                "metrics", f"{system.name} has no metric {quoted(name)}; metrics: {', '.join(metric_names)}"
             )
     if kind == "metric_by" and not metrics:
         raise r.error(
@@ -161,7 +165,7 @@ def _sweep_section(
 
     chart = r.get("chart", str, "stacked" if kind == "outcomes_by" else "line")
     if chart not in CHARTS:
-        raise r.error("chart", f"must be one of {', '.join(CHARTS)}, got {chart!r}")
+        raise r.error("chart", f"must be one of {', '.join(CHARTS)}, got {quoted(chart)}")
     total = r.get("sum", bool, False)
     if chart == "stacked" and (kind != "outcomes_by" or total):
         raise r.error("chart", "stacked bars show an outcomes_by section's outcomes (without sum = true)")
@@ -195,7 +199,7 @@ def _sweep_section(
         **report_keys(r, cumulative, labels, fight),
     )
     if section.table not in TABLE_LAYOUTS:
-        raise r.error("table", f"must be one of {', '.join(TABLE_LAYOUTS)}, got {section.table!r}")
+        raise r.error("table", f"must be one of {', '.join(TABLE_LAYOUTS)}, got {quoted(section.table)}")
     check_lead(section, r)
     panels = _panels(section)
     if panels > MAX_PANELS:
@@ -297,7 +301,7 @@ def parse_config(data: dict[str, Any], file: str, *, sha256: str = "") -> Report
     rep.only(_REPORT_KEYS)
     name = rep.text("name", Path(file).stem)
     if not NAME.match(name):
-        raise rep.error("name", f"must be a folder name (letters, digits, '_', '.', '-'), got {name!r}")
+        raise rep.error("name", f"must be a folder name (letters, digits, '_', '.', '-'), got {quoted(name)}")
     batches = rep.int_in("batches", 2, 1000, 10)
     trials = rep.int_in("trials", 1, MAX_TRIALS, 200_000)
     if trials < batches:
@@ -322,9 +326,9 @@ def parse_config(data: dict[str, Any], file: str, *, sha256: str = "") -> Report
                 raise ConfigError(file, key, str(exc)) from None
         if sys_name not in installed:
             if sys_name in MODULES:
-                msg = f"system {sys_name!r} is not installed ({MODULES[sys_name]} is missing)"
+                msg = f"system {quoted(sys_name)} is not installed ({MODULES[sys_name]} is missing)"
             else:
-                msg = f"unknown system {sys_name!r}; the systems are: {', '.join(MODULES)}"
+                msg = f"unknown system {quoted(sys_name)}; the systems are: {', '.join(MODULES)}"
             raise ConfigError(file, key, f"{msg}; installed: {', '.join(installed) or 'none'}")
         blocks.append(_system_block(installed[sys_name], Reader(file, block, key), batches))
     return ReportConfig(
@@ -357,7 +361,7 @@ def _system_block(system: RuleSystem, r: Reader, batches: int) -> SystemBlock:
         sr = Reader(r.file, row, f"{r.sub('sections')}[{i + 1}]")
         kind = sr.get("kind", str, None)
         if kind not in SECTION_KINDS:
-            raise sr.error("kind", f"must be one of {', '.join(SECTION_KINDS)}, got {kind!r}")
+            raise sr.error("kind", f"must be one of {', '.join(SECTION_KINDS)}, got {quoted(kind)}")
         sid = section_id(sr, ids, f"{kind}-{i + 1}")
         sources = {**base_sources, "*": sr.sub("params") if "params" in row else base_sources["*"]}
         if kind == "validation":

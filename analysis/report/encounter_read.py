@@ -43,6 +43,7 @@ from critlab.analysis.fight.work import Work, check_budget, encounter_work
 from critlab.analysis.report.encounter_words import quantity_text, setting_text
 from critlab.analysis.report.reading import ConfigError, Reader, section_id, shown
 from critlab.analysis.spec import SpecError
+from critlab.analysis.spec_error import quoted
 
 # Each point is a whole exact chain (up to 10^6 states): a section holds at most this many
 # points, its estimated work within the shared budget (fight.work.BUDGET).
@@ -144,7 +145,7 @@ def read_file(r: Reader, name: str) -> tuple[str, Encounter]:
     if rel is None:
         raise r.error(name, 'name the encounter file, e.g. file = "party_vs_ogre.toml"')
     if not rel.endswith(".toml"):
-        raise r.error(name, f"must be an encounter file ending in .toml, got {rel!r}")
+        raise r.error(name, f"must be an encounter file ending in .toml, got {quoted(rel)}")
     path = Path(r.file).parent / rel
     try:
         return rel, load_encounter(path)
@@ -243,7 +244,7 @@ def _vary(r: Reader, enc: Encounter, fixed: dict[str, Any]) -> tuple[str, str, t
         values = read_range(given)
         count = len(values)
         if not count:
-            raise ConfigError(r.file, key, f"LO..HI needs LO <= HI, got {given!r}")
+            raise ConfigError(r.file, key, f"LO..HI needs LO <= HI, got {quoted(given)}")
     elif isinstance(given, list):
         values, count = given, len(given)
     else:
@@ -281,7 +282,7 @@ def encounter_section(r: Reader, sid: str) -> EncounterSection:
         except SpecError as exc:
             raise r.error(f"quantities[{i + 1}]", str(exc)) from None
         if name in quantities:
-            raise r.error(f"quantities[{i + 1}]", f"names {name!r} twice")
+            raise r.error(f"quantities[{i + 1}]", f"names {quoted(name)} twice")
         quantities.append(name)
     points, states, work = [], 0, []
     for i, v in enumerate(values):

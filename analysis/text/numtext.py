@@ -25,6 +25,8 @@ import math
 import re
 import unicodedata
 
+from critlab.analysis.spec_error import clip
+
 _INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
 # Longer than this an integer is no parameter value (and Python refuses >4300 digits anyway).
@@ -48,7 +50,7 @@ def one_line(text: object) -> str:
 
 
 def _message(name: str, text: str, allowed: str) -> str:
-    return f"{name} = {one_line(text)}: {allowed}"
+    return f"{name} = {clip(one_line(text))}: {allowed}"
 
 
 def is_int_text(text: str) -> bool:
