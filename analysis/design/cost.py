@@ -90,8 +90,13 @@ def dice_work(text: Any) -> tuple[float, float]:
     >>> f"{per:.2g} {once:.2g}"
     '3e+08 1e+08'
     """
+    return _dice_work(str(text))
+
+
+@lru_cache(maxsize=4096)  # reading notation takes ~0.5 ms an expression; a grid repeats them
+def _dice_work(text: str) -> tuple[float, float]:
     try:
-        terms = parse(str(text)).terms
+        terms = parse(text).terms
     except ValueError:
         return 0.0, 0.0
     _, span, steps, summed = limits(terms)
@@ -121,8 +126,14 @@ def spec_work(spec: Spec) -> tuple[float, float]:
 
 
 def _sample(n: int, k: int) -> list[int]:
-    """Up to ``k`` of ``n`` indices, evenly spaced, the first and the last among them."""
-    return sorted({round(i * (n - 1) / max(k - 1, 1)) for i in range(min(k, n))})
+    """Up to ``k`` of ``n`` indices, evenly spaced, the first and the last among them
+    (every index when ``n <= k``).
+
+    >>> _sample(5, 256), _sample(9, 3)
+    ([0, 1, 2, 3, 4], [0, 4, 8])
+    """
+    m = min(k, n)
+    return sorted({round(i * (n - 1) / max(m - 1, 1)) for i in range(m)})
 
 
 def notation_work(system: Any, points: Sequence[Mapping[str, Any]]) -> Work:
@@ -150,7 +161,7 @@ def notation_work(system: Any, points: Sequence[Mapping[str, Any]]) -> Work:
 
     if not n:
         return Work(0, 0.0)
-    work = lru_cache(maxsize=None)(dice_work)  # reading notation takes ~0.5 ms an expression
+    work = dice_work
     picked = _sample(n, NOTATION_SAMPLE)
     per = math.fsum(POINT_COST + math.fsum(work(t)[0] for t in texts(points[i])) for i in picked)
     distinct = list(dict.fromkeys(t for p in points for t in texts(p)))

@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from critlab.analysis.report.config import ConfigError
+from critlab.analysis.report.reading import shown
 from critlab.analysis.spec_error import quoted
 from critlab.analysis.text.digits import number
 from critlab.analysis.text.documents import load_json
@@ -125,7 +126,7 @@ def _is_number(x: Any) -> bool:
 def _bad_metric(entry: Any) -> str:
     """What is wrong with one ``metrics`` entry of a summary.json ("" when nothing)."""
     if not isinstance(entry, dict):
-        return f"must be an object with kind and value, got {type(entry).__name__}"
+        return f"must be an object with kind and value, got {shown(entry)}"
     if entry.get("kind") not in ("exact", "simulated"):
         return f"kind must be exact or simulated, got {_short(entry.get('kind'))}"
     for name in ("value", "se"):

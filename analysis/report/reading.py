@@ -104,6 +104,8 @@ def shown(value: Any) -> str:
     >>> shown(WrittenFloat("1.5")), shown([]), shown("x" * 1000)[-24:]
     ('number 1.5', 'an empty list', 'xx... (1,002 characters)')
     """
+    if value is None:  # JSON's null (a baseline's)
+        return "null"
     if isinstance(value, list | dict) and not value:
         return "an empty table" if isinstance(value, dict) else "an empty list"
     kinds = (

@@ -31,6 +31,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from critlab.analysis.spec_error import shown
+
 # Bytes a document may have: the largest shipped configuration is about 10 KB and a
 # summary.json of a large report a few MB.
 MAX_FILE_BYTES = 16 * 2**20
@@ -140,7 +142,9 @@ def _unreadable(kind: str, exc: ValueError) -> str:
 
 
 def _join(where: str, k: Any, index: bool) -> str:
-    """A key path as the errors write it: ``checks[1].min``, ``--baseline: metrics.x``."""
+    """A key path as the errors write it: ``checks[1].min``, ``--baseline: metrics.x`` (a
+    key's control characters escaped, a long one cut: :func:`critlab.analysis.spec_error.shown`)."""
+    k = shown(k)
     if index:
         return f"{where}[{k}]"
     if where.startswith("--") and ":" not in where:  # a flag names the file: its keys follow
