@@ -36,9 +36,9 @@ import numpy as np
 
 from critlab.analysis.dice.notation import DiceExpr, parse
 from critlab.analysis.dice.reading import reading
-from critlab.analysis.display.dist import percent
 from critlab.analysis.dist import Dist
 from critlab.analysis.text.digits import number
+from critlab.analysis.text.human import percent
 
 WIDTH = 80
 SHOWN = 0.9999
