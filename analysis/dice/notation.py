@@ -43,6 +43,7 @@ from critlab.analysis.dice.exact import (
     keep_highest,
 )
 from critlab.analysis.dice.grammar import (
+    MAX_FACES,
     UNBOUNDED,
     Interval,
     NotationError,
@@ -57,10 +58,10 @@ from critlab.analysis.dice.limits import MAX_SPAN, MAX_TOTAL_DICE, check_limits,
 from critlab.analysis.dice.limits import quote as _show
 from critlab.analysis.dice.terms import DiceExpr, DiceGroup, DiceTerm
 from critlab.analysis.dist import TAIL_EPS, Dist
+from critlab.kernels.vocab.dice import DROP_HIGHEST, DROP_LOWEST
 
 MAX_DICE = 1000
 MAX_SIDES = 1000
-MAX_FACES = 100
 MAX_MEMBERS = 100
 MAX_SCALE = 100
 MAX_CONSTANT = 10**6
@@ -198,17 +199,22 @@ def _dice(text: str, raw: RawDice, sign: int) -> DiceTerm:
     if "keep" in s:
         op, k = s["keep"]
         if fields.get("explode_kind") == "x" and op in ("dh", "dl"):
-            raise _error(text, f"{here}: '{op}' over 'x' dice (their number varies); keep with 'kh' or 'kl'")
-        if op in ("kh", "kl"):
+            # the dice rolled vary in number: the K dropped ones are chosen from all of them
             if not 1 <= k <= n:
-                raise _error(text, f"{here}: '{op}{k}' keeps {k} of {n} dice; keep 1..{n}")
-            mode, kept = (KEEP_HIGHEST if op == "kh" else KEEP_LOWEST), k
+                why = f"'{op}{k}' drops {k} of {n} dice (before explosions); drop 1..{n}"
+                raise _error(text, f"{here}: {why}")
+            fields.update(keep_mode=DROP_LOWEST if op == "dl" else DROP_HIGHEST, keep=k)
         else:
-            if not 1 <= k < n:
-                raise _error(text, f"{here}: '{op}{k}' drops {k} of {n} dice; drop 1..{n - 1}")
-            mode, kept = (KEEP_HIGHEST if op == "dl" else KEEP_LOWEST), n - k
-        if kept < n:
-            fields.update(keep_mode=mode, keep=kept)
+            if op in ("kh", "kl"):
+                if not 1 <= k <= n:
+                    raise _error(text, f"{here}: '{op}{k}' keeps {k} of {n} dice; keep 1..{n}")
+                mode, kept = (KEEP_HIGHEST if op == "kh" else KEEP_LOWEST), k
+            else:
+                if not 1 <= k < n:
+                    raise _error(text, f"{here}: '{op}{k}' drops {k} of {n} dice; drop 1..{n - 1}")
+                mode, kept = (KEEP_HIGHEST if op == "dl" else KEEP_LOWEST), n - k
+            if kept < n:
+                fields.update(keep_mode=mode, keep=kept)
     if "count" in s:
         op, sel, botch = s["count"]
         iv = interval(*sel)

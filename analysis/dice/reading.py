@@ -17,9 +17,19 @@ says how to write that.
 
 from __future__ import annotations
 
-from critlab.analysis.dice.notation import UNBOUNDED, DiceExpr, DiceGroup, DiceTerm, parse
+from critlab.analysis.dice.notation import (
+    KEEP_HIGHEST,
+    KEEP_LOWEST,
+    UNBOUNDED,
+    DiceExpr,
+    DiceGroup,
+    DiceTerm,
+    parse,
+)
+from critlab.kernels.vocab.dice import DROP_HIGHEST, DROP_LOWEST
 
-KEEP_WORDS = {1: "highest", 2: "lowest"}
+KEEP_WORDS = {KEEP_HIGHEST: "highest", KEEP_LOWEST: "lowest"}
+DROP_WORDS = {DROP_LOWEST: "lowest", DROP_HIGHEST: "highest"}  # an 'x' term's drop
 
 
 def _a(n: int) -> str:
@@ -100,7 +110,9 @@ def _die_clauses(t: DiceTerm) -> list[str]:
 def _pool_clauses(x, things: str) -> list[str]:
     """Keep, count and scale of a term or group, in words."""
     out = []
-    if x.keep_mode:
+    if x.keep_mode in DROP_WORDS:
+        out.append(f"drop the {DROP_WORDS[x.keep_mode]} {x.keep} of all the rolls")
+    elif x.keep_mode:
         out.append(f"keep the {KEEP_WORDS[x.keep_mode]} {x.keep}")
     if x.count_kind:
         what = "successes" if x.count_kind == "cs" else "failures"

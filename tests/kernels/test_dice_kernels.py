@@ -136,6 +136,10 @@ FEATURES = [
     "4d6xkh3",  # keep over every roll
     "3d6x>=5kl2",
     "5d10xkh3cs>=8",
+    "4d6xdl1",  # drop over every roll (their number varies)
+    "3d6xdh1",
+    "5d6x>=5dl2cs>=4df=1",
+    "3dFxodh1",
     "10d10cs>=6df=1",  # botches
     "6d6cf<=2",
     "4d6kh2cs=6",  # counts over kept dice
