@@ -309,7 +309,8 @@ def _interpret(s, terms, constant, scratch):
                         if mode == KEEP_ALL:
                             v += _weight(part, counting, cs_lo, cs_hi, df_lo, df_hi)
                         else:
-                            everything += _weight(part, counting, cs_lo, cs_hi, df_lo, df_hi)
+                            if not holds_kept:  # a drop: the dropped are taken off the whole
+                                everything += _weight(part, counting, cs_lo, cs_hi, df_lo, df_hi)
                             filled = _select(scratch, 0, filled, size, high, part)
                     else:
                         r += part

@@ -30,8 +30,10 @@ critlab.analysis.dice.grammar.NotationError: bad dice expression '2d6y': unexpec
 
 from __future__ import annotations
 
+import dataclasses
 from functools import lru_cache
 
+from critlab.analysis.dice.dialect import DialectError, check_dialect, split, translate
 from critlab.analysis.dice.exact import (
     KEEP_ALL,
     KEEP_HIGHEST,
@@ -68,9 +70,14 @@ MAX_CONSTANT = 10**6
 
 
 @lru_cache(maxsize=1024)
-def parse(text: str) -> DiceExpr:
+def parse(text: str, dialect: str | None = None) -> DiceExpr:
     """Parse dice notation; a malformed expression raises :class:`NotationError` (a
     ``ValueError``) naming the bad part.
+
+    ``dialect`` (``"roll20"``, ``"foundry"``; default ``"critlab"``) reads the text as that
+    tool does (:mod:`critlab.analysis.dice.dialect`), as does a text written
+    ``roll20:EXPR`` / ``foundry:EXPR`` whatever ``dialect`` says: the expression is then
+    critlab's rewriting of it, its :attr:`~DiceExpr.source` the text as written.
 
     >>> parse("d20").terms[0].count
     1
@@ -78,9 +85,26 @@ def parse(text: str) -> DiceExpr:
     Traceback (most recent call last):
     ...
     critlab.analysis.dice.grammar.NotationError: bad dice expression '3d6kh4': 'kh4' keeps 4 of 3 dice; ...
+    >>> e = parse("roll20:8d6>4")
+    >>> e.text, e.source
+    ('8d6cs>=4', 'roll20 8d6>4')
     """
-    raw = parse_text(text)
-    return _expr(text, raw, member=False)
+    named, body = split(text)
+    chosen = named or (dialect or "critlab").lower()
+    if chosen == "critlab":
+        return _expr(body, parse_text(body), member=False)
+    return _translated(body, chosen)
+
+
+def _translated(text: str, dialect: str) -> DiceExpr:
+    """``text`` in ``dialect``, rewritten and parsed by critlab's grammar."""
+    ours = translate(text, dialect)
+    try:
+        expr = parse(ours)
+    except NotationError as exc:
+        why = str(exc).split(f"{_show(ours)}: ", 1)[-1]
+        raise DialectError(f"{dialect} dice {_show(text)} (critlab: {_show(ours)}): {why}") from None
+    return dataclasses.replace(expr, source=f"{dialect} {text}")
 
 
 def parse_die(text: str) -> DiceTerm:
@@ -284,15 +308,20 @@ def _member_meets(member: DiceExpr, iv: Interval) -> bool:
     return iv[0] <= hi and iv[1] >= lo
 
 
-def dice_dist(text: str) -> Dist:
-    """Exact distribution of a dice expression given as text.
+def dice_dist(text: str, dialect: str | None = None) -> Dist:
+    """Exact distribution of a dice expression given as text (``dialect``: read as that
+    tool does, see :func:`parse`).
 
     >>> round(dice_dist("3d6 - 3d6").mean, 12)
     0.0
     >>> round(dice_dist("2d6ro<=2").mean * 3, 12)       # 25/3
     25.0
+    >>> round(dice_dist("2d6!kh1", dialect="roll20").mean, 2)   # Roll20's ! adds dice of their own
+    4.47
     """
-    return parse(text).dist()
+    if dialect is not None:
+        dialect = check_dialect("dialect", dialect)
+    return parse(text, dialect).dist()
 
 
 __all__ = [

@@ -175,9 +175,12 @@ def reading(expr: str | DiceExpr) -> str:
     '1d6!: a d6 exploding on a 6 (again on each added roll)'
     >>> reading("4dF")
     '4dF: 4 Fate dice (-1, 0, +1)'
+    >>> reading("roll20:8d6>4")
+    'roll20 8d6>4 = 8d6cs>=4: 8 d6, count the dice showing 4 or more (successes)'
     """
     e = parse(expr) if isinstance(expr, str) else expr
-    return f"{e.text}: {_expression(e)}"
+    said = f"{e.source} = {e.text}" if e.source else e.text  # another tool's text, restated
+    return f"{said}: {_expression(e)}"
 
 
 __all__ = ["reading", "selector_words"]

@@ -229,6 +229,7 @@ class DiceExpr:
     constant: int
     compare: Interval | None = None
     member: bool = False
+    source: str = ""  # another tool's text this was read from ("roll20 8d6>4"), if any
 
     def __post_init__(self) -> None:
         if not self.member:

@@ -44,7 +44,8 @@ def _table(lines: list[str]) -> dict[str, list[str]]:
 def test_dice_json(capsys):
     assert run(["dice", "4d6dl1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"expression", "reading", "distribution", "mean", "sd"}
+    assert set(out) == {"expression", "dialect", "notation", "reading", "distribution", "mean", "sd"}
+    assert out["dialect"] == "critlab" and out["notation"] == "4d6dl1"
     assert out["expression"] == "4d6dl1" and "4d6dl1" in out["reading"]
     dist = out["distribution"]
     assert dist["tail"] == 0.0
