@@ -1,0 +1,129 @@
+"""Dialects: Roll20's and Foundry VTT's notation read as it means there (docs/rules.md,
+"Dialects"). Every element by an example of the tool's own documentation
+(tests/_dialect_examples.py names the page of each): critlab's rewriting, and the exact
+distribution against an icepool die built from the documented meaning; the same
+examples are simulated through the interpreter in tests/kernels/test_dice_kernels.py."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+from _dialect_examples import EXAMPLES, REFUSED
+
+import critlab
+from critlab.analysis.cli.main import main
+from critlab.analysis.dice.dialect import ENVIRONMENT, translate
+from critlab.analysis.dice.notation import NotationError, dice_dist, parse
+from critlab.analysis.dice.reading import reading
+
+TOL = 1e-8  # icepool truncates explosions
+
+
+def run(argv: list[str]) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return int(exc.code)
+
+
+def probs_of(die) -> dict[int, float]:
+    den = die.denominator()
+    return {int(v): float(Fraction(q, den)) for v, q in die.items()}
+
+
+@pytest.mark.parametrize("ex", EXAMPLES, ids=lambda ex: ex.id)
+def test_each_documented_example_is_rewritten_in_critlabs_grammar(ex):
+    assert translate(ex.text, ex.dialect) == ex.critlab, ex.source
+    expr = parse(f"{ex.dialect}:{ex.text}")
+    assert expr.text == ex.critlab and expr.source == f"{ex.dialect} {ex.text}"
+    assert reading(expr).startswith(f"{ex.dialect} {ex.text} = {ex.critlab}: ")
+
+
+@pytest.mark.parametrize("ex", EXAMPLES, ids=lambda ex: ex.id)
+def test_each_documented_example_is_answered_exactly(ex):
+    ours = dice_dist(ex.text, dialect=ex.dialect)
+    assert abs(ours.mass + ours.tail - 1.0) <= 1e-12 and ours.tail < 1e-12
+    if ex.ref is None:
+        assert ours.mean == pytest.approx(ex.mean, abs=1e-9), ex.source
+        return
+    ref = probs_of(ex.ref)
+    for v in set(ref) | set(ours.to_dict()):
+        assert abs(ours.pmf(v) - ref.get(v, 0.0)) <= TOL, (ex.id, v, ex.source)
+
+
+@pytest.mark.parametrize(("dialect", "text", "named", "source"), REFUSED, ids=lambda x: str(x)[:24])
+def test_documented_forms_critlab_cannot_answer_are_refused_naming_them(dialect, text, named, source, capsys):
+    assert run(["dice", "--dialect", dialect, text]) == 2, source
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"critlab: error: {dialect} dice ") and named in err[0], err
+
+
+def test_the_issues_examples_give_each_tools_answer_and_critlabs_own_without_a_dialect():
+    # Roll20 counts the dice of 4 or more; critlab compares the total with 4 (1 where > 4:
+    # always, eight dice showing at least 8)
+    assert dice_dist("8d6>4", dialect="roll20").mean == pytest.approx(4.0, abs=1e-12)
+    assert dice_dist("8d6>4").to_dict() == {1: 1.0} and dice_dist("3d6>12").mean == pytest.approx(56 / 216)
+    # Roll20's ! adds separate dice (4.47); critlab's compounds (5.8)
+    assert round(dice_dist("2d6!kh1", dialect="roll20").mean, 2) == 4.47
+    assert round(dice_dist("2d6!kh1").mean, 2) == 5.8
+    # Roll20's cs only highlights; critlab counts
+    assert dice_dist("1d20cs>=19", dialect="roll20").mean == pytest.approx(10.5, abs=1e-12)
+    assert dice_dist("1d20cs>=19").mean == pytest.approx(0.1, abs=1e-12)
+    # refused without the dialect, naming critlab's spelling
+    taught = (("4d6r1", "rr1"), ("1d20min10", "mi10"), ("2d6+1d6[fire]", "--dialect"), ("4d6d1", "dl1"))
+    for text, spelling in taught:
+        with pytest.raises(NotationError, match=spelling.replace("-", r"\-")):
+            parse(text)
+    assert dice_dist("4d6r1", dialect="foundry").mean == pytest.approx(4 * (3.5 + 2.5 / 6), abs=1e-12)
+
+
+def test_the_reading_restates_the_expression_in_critlabs_grammar():
+    said = "roll20 8d6>4 = 8d6cs>=4: 8 d6, count the dice showing 4 or more (successes)"
+    assert reading("roll20:8d6>4") == said
+    assert reading(parse("4d6r1", "foundry")).startswith(
+        "foundry 4d6r1 = 4d6ro1: 4 d6, each rerolled once on a"
+    )
+
+
+def test_the_dialect_flag_the_environment_and_a_prefix(capsys, monkeypatch):
+    assert run(["dice", "--dialect", "roll20", "8d6>4", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["expression"], out["dialect"], out["notation"]) == ("8d6>4", "roll20", "8d6cs>=4")
+    monkeypatch.setenv(ENVIRONMENT, "foundry")
+    assert run(["dice", "4d6r1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["notation"] == "4d6ro1"
+    assert run(["dice", "--dialect", "critlab", "4d6rr1", "--json"]) == 0  # the flag wins
+    assert json.loads(capsys.readouterr().out)["dialect"] == "critlab"
+    assert run(["dice", "roll20:4d6d1", "--json"]) == 0  # an expression names its own
+    assert json.loads(capsys.readouterr().out)["dialect"] == "roll20"
+    monkeypatch.setenv(ENVIRONMENT, "anydice")
+    assert run(["dice", "2d6"]) == 2
+    assert f"{ENVIRONMENT} = 'anydice': must be one of critlab, roll20, foundry" in capsys.readouterr().err
+    monkeypatch.delenv(ENVIRONMENT)
+    assert run(["dice", "--dialect", "d20", "2d6"]) == 2
+    assert "--dialect = 'd20'" in capsys.readouterr().err
+
+
+def test_the_python_front_door_takes_a_dialect():
+    shadowrun = critlab.dice("{5d6!!}>8", dialect="roll20")
+    assert shadowrun.mean == pytest.approx(dice_dist("5d6!cs>=8").mean, abs=1e-15)
+    with pytest.raises(ValueError, match="dialect = 'd20': must be one of"):
+        critlab.dice("2d6", dialect="d20")
+
+
+def test_a_dice_parameter_written_in_a_dialect_is_read_in_it():
+    thac0 = critlab.get_system("thac0")
+    spec = thac0.make_spec(thac0=15, target_ac=5, damage="roll20:2d6!kh1")
+    assert spec.damage_expr.text == "2d6xkh1"
+    same = thac0.make_spec(thac0=15, target_ac=5, damage="2d6xkh1")
+    assert critlab.exact(spec).outcomes == critlab.exact(same).outcomes
+    with pytest.raises(ValueError, match="damage"):
+        thac0.make_spec(thac0=15, target_ac=5, damage="foundry:2d6!")
+
+
+def test_a_rewriting_critlab_refuses_names_both_texts():
+    said = r"roll20 dice '3d6k4' \(critlab: '3d6kh4'\): 'kh4' keeps 4 of 3 dice"
+    with pytest.raises(NotationError, match=said):
+        parse("roll20:3d6k4")
