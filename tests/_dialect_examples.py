@@ -163,6 +163,13 @@ EXAMPLES = [
     ),
     Example(
         "roll20",
+        "8d6r2r4r6",
+        "8d{1,3,5}",
+        f"{ROLL20}, Rerolling Dice (2s, 4s and 6s rerolled)",
+        8 @ icepool.Die([1, 3, 5]),
+    ),
+    Example(
+        "roll20",
         "2d10ro<2",
         "2d10ro<=2",
         f"{ROLL20}, Rerolling Dice (reroll once)",

@@ -20,26 +20,27 @@ from critlab.analysis.dice.dialect import DIALECTS, ENVIRONMENT
 
 # Every suffix of the notation with an example (docs/rules.md, "Dice notation", says it all).
 NOTATION = f"""\
-the notation (docs/rules.md, "Dice notation"): terms joined by + and -, integers, a trailing comparison
-  faces         2d6, d20 (= 1d20), 1d% (d100), 4dF (-1, 0, +1), 2d{{1,1,2}} (faces listed)
-  suffixes, in this order:
-  rrS           reroll while the face meets S: 1d20rr1, 1d6rr<=2
-  roS           reroll once: 2d6ro<=2
-  miT maT       clamp each face: 2d6mi3, 1d20ma18, 3d6mi2ma5
-  ! !S !o       explode on the maximum (or S), added into the die: 1d6!, 1d6!>=5, 1d6!o (once)
-  !!            the same as !: 5d6!!
-  !p            penetrating: each added roll counts 1 less: 1d6!p
-  x xS xo       explode, each added roll a die of its own: 5d10x10cs>=8, 4d6xkh3, 4d6xdl1
-  khK klK k     keep the highest / lowest K: 4d6kh3, 2d20kl1, 6d10!kh3 (k = kh)
-  dlK dhK       drop the lowest / highest K: 4d6dl1, 3d6xdh1
-  csS dfS cfS   count successes (minus df's botches) or failures: 5d10cs>=8, 10d10cs>=6df=1, 6d6cf<=2
-  *K /K         scale (/ rounds down): 2d6*2, 1d6/2
-  groups        {{1d8!, 1d6!}}kh1, {{d6, d6, d8, d12}}kh2, {{1d6, 1d8, 1d10}}cs>=5
-  comparison    1d20+5>=15 (1 where it holds, else 0)
-  S, a selector: T (that face alone: 1d6rr2 rerolls only 2s), =T, <T, <=T, >T, >=T
+the notation (docs/rules.md, "Dice notation"): terms joined by + and -, numbers,
+and a comparison; suffixes in this order, S a selector, K and T numbers:
+  faces        2d6, d20 (1d20), 1d% (d100), 4dF (-1, 0, +1), 2d{{1,1,2}} (listed)
+  rrS          reroll while the face meets S: 1d20rr1, 1d6rr<=2
+  roS          reroll once: 2d6ro<=2
+  miT maT      clamp each face: 2d6mi3, 1d20ma18, 3d6mi2ma5
+  ! !S !o      explode on the maximum (or S) into the die: 1d6!, 1d6!>=5, 1d6!o
+  !!           the same as !: 5d6!!
+  !p           penetrating, each added roll 1 less: 1d6!p
+  x xS xo      explode, each added roll a die of its own: 5d10x10cs>=8, 4d6xkh3
+  khK klK k    keep the highest / lowest K: 4d6kh3, 2d20kl1, 6d10!kh3 (k = kh)
+  dlK dhK      drop the lowest / highest K: 4d6dl1, 3d6xdh1
+  csS dfS      count successes, minus botches: 5d10cs>=8, 10d10cs>=6df=1
+  cfS          count failures: 6d6cf<=2
+  *K /K        scale (/ rounds down): 2d6*2, 1d6/2
+  groups       {{1d8!, 1d6!}}kh1, {{d6, d6, d8, d12}}kh2, {{1d6, 1d8, 1d10}}cs>=5
+  comparison   1d20+5>=15 (1 where it holds, else 0)
+  S            T (that face alone: 1d6rr2 rerolls only 2s), =T, <T, <=T, >T, >=T
 dialects (--dialect, {ENVIRONMENT}, or roll20:/foundry: before an expression):
-  roll20        Roll20's Dice Reference: '8d6>4' counts dice of 4 or more, '2d6!kh1' explodes into dice
-  foundry       Foundry VTT's dice modifiers: '4d6r1' rerolls once, '1d20min10', '2d6+1d6[fire]'
+  roll20       Roll20's Dice Reference: '8d6>4' counts the dice of 4 or more
+  foundry      Foundry VTT's dice modifiers: '4d6r1' rerolls once, '1d20min10'
 """
 
 

@@ -17,12 +17,16 @@ so one engine answers every dialect.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from critlab.analysis.dice.grammar import MAX_DIGITS, MAX_TEXT, NotationError, quote
 
 COMPARE_OPS = ("<=", ">=", "<", ">", "=")
+_CHARACTERS = frozenset(string.ascii_lowercase + string.digits + "+-*/%(){},<>=!")
+# Parentheses, groups and functions nested deeper than this are no designer's formula.
+MAX_NESTING = 16
 _WRAPPERS = re.compile(r"^\s*/(?:roll|r|gmroll|gmr|selfroll|sr|blindroll|broll|br)\s+", re.IGNORECASE)
 
 
@@ -100,6 +104,7 @@ class Reader:
     def __init__(self, dialect: str, original: str, text: str, names: Sequence[str]) -> None:
         self.dialect, self.original, self.s, self.i = dialect, original, text, 0
         self.names = sorted(names, key=len, reverse=True)
+        self.depth = 0
 
     def error(self, why: str) -> DialectError:
         return DialectError(f"{self.dialect} dice {quote(self.original)}: {why}")
@@ -151,7 +156,9 @@ def read(text: str, names: Sequence[str], dialect: str = "roll20") -> Expr:
     r = Reader(dialect, text, "".join(body.split()).lower(), names)
     if not r.s:
         raise r.error("it is empty; expected e.g. '1d20' or '2d6+1'")
-    bad = next((ch for ch in r.s if not (ch.isalnum() or ch in "+-*/%(){},<>=!")), None)
+    bad = next((ch for ch in r.s if ch not in _CHARACTERS), None)
+    if bad in ("@", "?", "&", "#"):
+        raise r.error(f"{quote(bad)}: attributes, queries and macros have no value here; write the number")
     if bad is not None:
         raise r.error(f"{quote(bad)} is no part of its dice notation")
     expr = _expression(r)
@@ -161,6 +168,16 @@ def read(text: str, names: Sequence[str], dialect: str = "roll20") -> Expr:
 
 
 def _expression(r: Reader) -> Expr:
+    r.depth += 1
+    if r.depth > MAX_NESTING:
+        raise r.error(f"nested more than {MAX_NESTING} deep")
+    try:
+        return _sum(r)
+    finally:
+        r.depth -= 1
+
+
+def _sum(r: Reader) -> Expr:
     start = r.i
     items: list[tuple[int, Node]] = []
     sign = -1 if r.take("-") else (r.take("+") and 1) or 1

@@ -7,8 +7,10 @@ examples are simulated through the interpreter in tests/kernels/test_dice_kernel
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 
+import icepool
 import pytest
 from _dialect_examples import EXAMPLES, REFUSED
 
@@ -127,3 +129,53 @@ def test_a_rewriting_critlab_refuses_names_both_texts():
     said = r"roll20 dice '3d6k4' \(critlab: '3d6kh4'\): 'kh4' keeps 4 of 3 dice"
     with pytest.raises(NotationError, match=said):
         parse("roll20:3d6k4")
+
+
+# -- combinations beyond the pages' examples, each against icepool -------------------------
+def _count(die, test):
+    return die.map(lambda v: int(test(v)))
+
+
+d6, d20 = icepool.d6, icepool.d20
+COMBINED = [
+    # Foundry applies modifiers as written: a clamp before a keep commutes with it ...
+    ("foundry", "4d6min3kh3", icepool.Pool([d6.map(lambda v: max(v, 3))] * 4).highest(3).sum()),
+    ("foundry", "4d6kh3min3", icepool.Pool([d6.map(lambda v: max(v, 3))] * 4).highest(3).sum()),
+    # ... and a count after a clamp compares the faces rolled (min only set their value)
+    ("foundry", "4d6min3cs>=3", 4 @ _count(d6, lambda v: v >= 3)),
+    # a count read as each face's value, over faces rerolled once: listed with their weights
+    ("foundry", "4d6r1even", 4 @ _count(d6.reroll([1], depth=1), lambda v: v % 2 == 0)),
+    ("foundry", "4d6rr1odd", 4 @ _count(icepool.Die(range(2, 7)), lambda v: v % 2 == 1)),
+    ("foundry", "6d6cs>=5cf1", 6 @ _count(d6, lambda v: v == 1)),  # cf recasts every result
+    ("foundry", "6d6ms<20", 20 - 6 @ d6),
+    ("foundry", "{1d20, 1d20}kh+5", icepool.highest(d20, d20) + 5),
+    ("foundry", "{1d20+5, 1d20+5, 1d20+5}cs>14", 3 @ _count(d20 + 5, lambda v: v > 14)),
+    ("foundry", "floor(3d6/2)", (3 @ d6) // 2),
+    ("foundry", "4d6xdl1", d6.explode_to_pool(4, [6], depth=20).lowest(drop=1).sum()),
+    ("roll20", "{3d20+5}>21+1", _count(3 @ d20 + 5, lambda v: v >= 21) + 1),
+    ("roll20", "{1d20, 1d20, 1d20}>10f<2", 3 @ d20.map(lambda v: 1 if v >= 10 else (-1 if v <= 2 else 0))),
+    ("roll20", "{4d6}kh3", icepool.Pool([d6] * 4).highest(3).sum()),  # one roll: its dice kept
+    ("roll20", "3d6!dl1", d6.explode_to_pool(3, [6], depth=20).lowest(drop=1).sum()),
+    ("roll20", "4d6r1r2", 4 @ icepool.Die(range(3, 7))),  # several points join
+    ("roll20", "2d6+3*2", 2 @ d6 + 6),
+]
+
+
+@pytest.mark.parametrize(("dialect", "text", "ref"), COMBINED, ids=lambda x: x if isinstance(x, str) else "")
+def test_combinations_mean_what_the_tool_means(dialect, text, ref):
+    ours = dice_dist(text, dialect=dialect)
+    want = probs_of(ref)
+    for v in set(want) | set(ours.to_dict()):
+        assert abs(ours.pmf(v) - want.get(v, 0.0)) <= TOL, (text, v)
+
+
+def test_a_dialects_text_is_read_within_bounds():
+    for text, why in (
+        ("(" * 40 + "1" + ")" * 40, "nested more than 16 deep"),
+        ("1d20+@{strength}", "attributes, queries and macros have no value here"),
+        ("\uff11d6", "no part of its dice notation"),
+        ("1d6" + "+1" * 10_000, "at most 10,000 characters"),
+        ("2d6 + ", "unexpected end of text"),
+    ):
+        with pytest.raises(NotationError, match=re.escape(why)):
+            parse(text, "roll20")
