@@ -206,6 +206,26 @@ EXAMPLES = [
         2 @ d20 + 3 @ d6 + 10,
     ),
     Example("roll20", "8d6sd", "8d6", f"{ROLL20}, Roll20 Dice Specification, Sorting Dice sa/sd", 8 @ d6),
+    Example(
+        "roll20", "(1+2)d6", "3d6", f"{ROLL20}, Roll20 Dice Specification, Computed Dice Roll (N+Y)dX", 3 @ d6
+    ),
+    Example(
+        "roll20", "2d(3+3)", "2d6", f"{ROLL20}, Roll20 Dice Specification, Computed Dice Roll Nd(X+Y)", 2 @ d6
+    ),
+    Example(
+        "roll20",
+        "/roll 1d20+5 Roll for Initiative",
+        "1d20+5",
+        f"{ROLL20}, How to Roll Dice (text after the formula)",
+        d20 + 5,
+    ),
+    Example(
+        "roll20",
+        "/roll 1d20+5 \\ +5 Roll for Initiative",
+        "1d20+5",
+        f"{ROLL20}, How to Roll Dice (text after a backslash)",
+        d20 + 5,
+    ),
     # -- Foundry VTT -------------------------------------------------------------------
     Example(
         "foundry",
@@ -372,7 +392,7 @@ REFUSED = [
     ("roll20", "1d6/2", "write floor(1d6/2)", f"{ROLL20}, Math Operators and Functions (/ keeps fractions)"),
     ("roll20", "ceil(1d6/2)", "ceil()", f"{ROLL20}, Rounding Rolls and Math Functions"),
     ("roll20", "1d20+5>15", "{1d20+5}>15", f"{ROLL20}, Target Number (dice, not totals)"),
-    ("roll20", "(1+2)d6", "computed dice", f"{ROLL20}, Roll20 Dice Specification, Computed Dice Roll"),
+    ("roll20", "(1d4)d6", "a computed count", f"{ROLL20}, Roll20 Dice Specification, Computed Dice Roll"),
     ("foundry", "2d6!", "'x'", f"{FOUNDRY}: Foundry explodes with x"),
     ("foundry", "20d20r1=1", "a cap", f"{FOUNDRY_API}, reroll: 20d20r1=1 rerolls a single 1"),
     ("foundry", "5d10x3>=8", "a cap", f"{FOUNDRY}, Explode with Numeric Cap"),

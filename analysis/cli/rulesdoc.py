@@ -62,7 +62,8 @@ bin holding any mass (below 10⁻¹²) cut off from unbounded outcomes.
   compare point `>T` is T or more, `<T` T or less; a bare compare point after dice counts successes
   (`8d6>4`), `fT` subtracts failures; `r` rerolls while (several join), `ro` once; `k` = `kh`, `d` = `dl`;
   `cs`/`cf` (colour), sorting and `[labels]` change nothing; matches (`m`, `mt`) are refused; a group of one
-  roll acts on its dice (`{5d6!!}>8`), of several on their totals. Foundry applies modifiers in the order
+  roll acts on its dice (`{5d6!!}>8`), of several on their totals; computed dice (`(1+2)d6`) are integers,
+  and words after the formula (or a `\\`) say what it is for. Foundry applies modifiers in the order
   written: `r` once, `rr` while, `x`/`xo`, `k`/`kh`/`kl`/`d`/`dl`/`dh` (1 where unwritten), `min`/`max`
   (`mi`/`ma`), `cs`/`cf`/`df`/`sf`/`even`/`odd` as each result counts there (`6d6even` is
   `6d{0,1,0,1,0,1}`), `ms` (the target off the total), compare points strict (`cs>10` is 11 or more),

@@ -69,7 +69,7 @@ def translate(text: str, dialect: str) -> str:
         from critlab.analysis.dice import foundry as tool
     else:
         raise NotationError(f"dialect {dialect!r}: must be one of {', '.join(DIALECTS)}")
-    tree = read(text, tool.NAMES, dialect)
+    tree = read(text, tool.NAMES, dialect, comments=tool.COMMENTS)
     rw = Rewriter(dialect, text, tool)
     return tool.whole(rw, tree) or rw.expression(tree, top=True)
 

@@ -31,6 +31,8 @@ NAMES = (
     "rr", "r", "xo", "x", "kh", "kl", "k", "dh", "dl", "df", "d", "min", "max",
     "even", "odd", "cs", "cf", "sf", "ms", "!",
 )  # fmt: skip
+# Words after the formula (and text after a backslash) say what the roll is for.
+COMMENTS = False
 _KEEP = {"k": "kh", "kh": "kh", "kl": "kl", "d": "dl", "dl": "dl", "dh": "dh"}
 # The order critlab answers a term's modifiers in; Foundry's written order must agree.
 _STAGE = {"r": 0, "rr": 0, "x": 1, "xo": 1, **dict.fromkeys(_KEEP, 2), "ms": 4}

@@ -216,8 +216,8 @@ def foreign(s: str, i: int) -> tuple[str, str] | None:
         return label, "is a flavour label, read only in a dialect: " + _DIALECTS.split(": ", 1)[1]
     if letters in ("min", "max") and sel.isdigit():
         return letters + sel, f"is Foundry's clamp; critlab writes {letters[:2]}{sel}, {_DIALECTS}"
-    if letters == "r" and sel:
-        how = f"rr{sel} (while it shows) or ro{sel} (once)"
+    if letters == "r":
+        how = f"rr{sel or 1} (while it shows) or ro{sel or 1} (once)"
         return "r" + sel, f"is Roll20's and Foundry's reroll; critlab writes {how}, {_DIALECTS}"
     if letters == "d" and sel.isdigit():
         return "d" + sel, f"is Roll20's and Foundry's drop; critlab writes dl{sel}, {_DIALECTS}"

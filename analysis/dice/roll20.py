@@ -9,7 +9,9 @@ subtracts failures; ``r`` rerolls while the die matches (several ``r`` join), ``
 ``k`` is ``kh`` and ``d`` is ``dl``; ``cs``/``cf`` only colour a roll, and sorting
 (``s``, ``sa``, ``sd``) orders it: neither changes a value; a group ``{...}`` of one
 roll applies its modifiers to that roll's dice (``{5d6!!}>8`` counts compounded dice of
-8 or more), of several rolls to their totals. Matches (``m``, ``mt``) are refused.
+8 or more), of several rolls to their totals; computed dice (``(1+2)d6``) are integers;
+words after the formula (or after a backslash) say what the roll is for. Matches (``m``,
+``mt``) are refused.
 
 >>> from critlab.analysis.dice.dialect import translate
 >>> [translate(e, "roll20") for e in ("3d6!>4", "5d6!!", "10d10>8f1", "2d8r8r1", "{5d6!!}>8")]
@@ -42,6 +44,8 @@ NAMES = (
     "mt",
     "m",
 )
+# Words after the formula (and text after a backslash) say what the roll is for.
+COMMENTS = True
 _KEEP = {"k": "kh", "kh": "kh", "kl": "kl", "d": "dl", "dl": "dl", "dh": "dh"}
 _EXPLODE = {"!": "x", "!!": "!", "!p": "!p"}
 

@@ -140,9 +140,24 @@ class Reader:
         return self.s[self.i :]
 
 
-def read(text: str, names: Sequence[str], dialect: str = "roll20") -> Expr:
+def read(text: str, names: Sequence[str], dialect: str = "roll20", *, comments: bool = False) -> Expr:
     """``text`` as the tool writes it, with modifiers ``names``; a text its grammar does
-    not produce raises :class:`DialectError` naming the place."""
+    not produce raises :class:`DialectError` naming the place. ``comments``: words after
+    the formula, and anything after a backslash, describe the roll (Roll20's "Including
+    Additional Information") and are set aside."""
+    if comments and isinstance(text, str) and len(text) <= MAX_TEXT:
+        formula = text.split("\\", 1)[0]
+        try:
+            return read(formula, names, dialect)
+        except DialectError as whole:
+            words = formula.split()
+            for cut in range(len(words) - 1, 0, -1):  # the longest start that is a formula
+                if words[cut][:1].isalpha():  # then words: what the roll is for
+                    try:
+                        return read(" ".join(words[:cut]), names, dialect)
+                    except DialectError:
+                        continue
+            raise whole
     if not isinstance(text, str):
         raise DialectError(f"a dice expression must be text, got {text!r}")
     if len(text) > MAX_TEXT:
@@ -216,8 +231,8 @@ def _factor(r: Reader) -> Node:
         inner = _expression(r)
         if not r.take(")"):
             raise r.error(f"unexpected {quote(r.rest()) if r.rest() else 'end of text'}; expected ')'")
-        if r.peek() == "d":
-            raise r.error(f"{quote(r.s[start : r.i + 1])}: computed dice ('(1+2)d6') are not read here")
+        if r.peek() == "d":  # computed dice: (1+2)d6
+            return _dice(r, _computed(r, inner, r.s[start : r.i]), start)
         return Call("", inner, r.s[start : r.i])
     name = re.match(r"[a-z]{2,}(?=\()", r.rest())
     if name:
@@ -258,6 +273,13 @@ def _dice(r: Reader, count: int | None, start: int) -> Dice:
     elif r.peek() == "f" and not any(r.s.startswith(n, r.i) for n in r.names if len(n) > 1 and n[0] == "f"):
         r.i += 1
         faces = "f"
+    elif r.peek() == "(":  # computed faces: 2d(3+3)
+        at = r.i
+        r.i += 1
+        inner = _expression(r)
+        if not r.take(")"):
+            raise r.error(f"unexpected {quote(r.rest()) if r.rest() else 'end of text'}; expected ')'")
+        faces = str(_computed(r, inner, r.s[at : r.i]))
     else:
         n = r.digits()
         if n is None:
@@ -268,6 +290,31 @@ def _dice(r: Reader, count: int | None, start: int) -> Dice:
     d.mods = _mods(r, group=False)
     d.text = r.s[start : r.i]
     return d
+
+
+def _computed(r: Reader, e: Expr, text: str) -> int:
+    """A computed dice count or number of faces: integers under ``+``, ``-`` and ``*``."""
+
+    def value(node: Node) -> int | None:
+        if isinstance(node, int):
+            return node
+        if isinstance(node, Call) and node.name == "":
+            return total(node.arg)
+        if isinstance(node, Product) and node.op == "*":
+            a, b = value(node.left), value(node.right)
+            return None if a is None or b is None else a * b
+        return None
+
+    def total(x: Expr) -> int | None:
+        parts = [value(n) for _, n in x.items]
+        if x.compare is not None or None in parts:
+            return None
+        return sum(sign * v for (sign, _), v in zip(x.items, parts, strict=True))
+
+    n = total(e)
+    if n is None or n < 0:
+        raise r.error(f"{quote(text)}: a computed count of dice or faces is integers under +, - and *")
+    return n
 
 
 def _mods(r: Reader, *, group: bool) -> list[Mod]:

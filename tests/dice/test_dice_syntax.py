@@ -90,6 +90,7 @@ def test_every_refusal_is_one_line_and_exit_2(expr, capsys):
 TAUGHT = [
     ("4d6r1", "critlab writes rr1 (while it shows) or ro1 (once)"),
     ("4d6r<3", "rr<3 (while it shows) or ro<3 (once)"),
+    ("4d6r", "rr1 (while it shows) or ro1 (once)"),
     ("4d6d1", "critlab writes dl1"),
     ("1d20min10", "critlab writes mi10"),
     ("2d6max5", "critlab writes ma5"),
