@@ -23,9 +23,13 @@ Foundry's (``x`` explodes) and is refused naming it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from critlab.analysis.dice.grammar import quote
 from critlab.analysis.dice.tabletop import Dice, Expr, Group, Mod, face_values, listed, meets, selector
+
+if TYPE_CHECKING:  # the rewriter calls these; typed, not imported
+    from critlab.analysis.dice.dialect import Rewriter
 
 NAMES = (
     "rr", "r", "xo", "x", "kh", "kl", "k", "dh", "dl", "df", "d", "min", "max",
@@ -40,7 +44,7 @@ _MAPS = ("min", "max", "cs", "cf", "df", "sf", "even", "odd")  # the value a res
 _STAGE.update(dict.fromkeys(_MAPS, 3))
 
 
-def _target(rw, m: Mod, default: int | None) -> tuple[str, int]:
+def _target(rw: Rewriter, m: Mod, default: int | None) -> tuple[str, int]:
     """A modifier's comparison ``(op, T)`` (Foundry's ``=`` where none is written)."""
     if m.cap is not None:
         raise rw.error(
@@ -62,7 +66,7 @@ class _Result:
         self.failure: bool | None = None
 
 
-def _value_map(rw, mods: list[Mod], faces: list[int]) -> dict[int, int]:
+def _value_map(rw: Rewriter, mods: list[Mod], faces: list[int]) -> dict[int, int]:
     """What each face counts after the counting modifiers ``mods`` (in order)."""
     results = {f: _Result(f) for f in faces}
     lowest, highest = min(faces), max(faces)
@@ -111,7 +115,7 @@ def _value_map(rw, mods: list[Mod], faces: list[int]) -> dict[int, int]:
     return {f: (f if r.count is None else r.count) for f, r in results.items()}
 
 
-def term(rw, d: Dice) -> tuple[list[tuple[int, str]], int]:
+def term(rw: Rewriter, d: Dice) -> tuple[list[tuple[int, str]], int]:
     """One dice term, its modifiers in the order written."""
     faces = face_values(d.faces)
     count = 1 if d.count is None else d.count
@@ -167,7 +171,9 @@ def term(rw, d: Dice) -> tuple[list[tuple[int, str]], int]:
     return [(sign, out)], constant
 
 
-def _dice_text(rw, d: Dice, count: int, faces, reroll, explode, keep, values: dict[int, int], maps) -> str:
+def _dice_text(
+    rw: Rewriter, d: Dice, count: int, faces, reroll, explode, keep, values: dict[int, int], maps
+) -> str:
     """critlab's term for the parts read (a leading ``-`` where it is negated)."""
     die = "F" if d.faces == "f" else d.faces
     if keep is not None and keep[0] in ("kh", "kl") and keep[1] >= count and explode is None:
@@ -216,7 +222,7 @@ def _clamp(values: dict[int, int], faces: list[int]) -> str | None:
     return (f"mi{lo}" if lo > min(faces) else "") + (f"ma{hi}" if hi < max(faces) else "")
 
 
-def _listed(rw, d: Dice, count: int, faces, reroll, explode, keep, values: dict[int, int]) -> str:
+def _listed(rw: Rewriter, d: Dice, count: int, faces, reroll, explode, keep, values: dict[int, int]) -> str:
     """The die's faces listed as what each counts: exact where no explosion needs the
     faces themselves, and a keep (by the faces) keeps the same dice by what they count."""
     if explode is not None:
@@ -241,7 +247,7 @@ def _listed(rw, d: Dice, count: int, faces, reroll, explode, keep, values: dict[
     return f"{count}d{listed([values[f] for f in pool])}{kept}"
 
 
-def group(rw, g: Group) -> tuple[list[tuple[int, str]], int]:
+def group(rw: Rewriter, g: Group) -> tuple[list[tuple[int, str]], int]:
     """A pool ``{E1, E2, ...}``: its rolls' totals kept or dropped, counted (``cs``, ``cf``)."""
     keep = count = ""
     for m in g.mods:
@@ -262,7 +268,7 @@ def group(rw, g: Group) -> tuple[list[tuple[int, str]], int]:
     return [(1, "{" + ", ".join(rw.expression(m) for m in g.members) + "}" + keep + count)], 0
 
 
-def _sum(rw, e: Expr) -> tuple[list[tuple[int, str]], int]:
+def _sum(rw: Rewriter, e: Expr) -> tuple[list[tuple[int, str]], int]:
     terms: list[tuple[int, str]] = []
     constant = 0
     for sign, node in e.items:
@@ -275,11 +281,11 @@ def _sum(rw, e: Expr) -> tuple[list[tuple[int, str]], int]:
     return terms, constant
 
 
-def whole(rw, e: Expr) -> str | None:
+def whole(rw: Rewriter, e: Expr) -> str | None:
     return None
 
 
-def compare(rw, e: Expr, top: bool) -> str:
+def compare(rw: Rewriter, e: Expr, top: bool) -> str:
     """Foundry compares results within a term, not a formula's total."""
     raise rw.error(
         f"{quote(e.compare.text)}: Foundry compares results within a term (e.g. cs{e.compare.text}), "

@@ -20,8 +20,13 @@ words after the formula (or after a backslash) say what the roll is for. Matches
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from critlab.analysis.dice.grammar import quote
 from critlab.analysis.dice.tabletop import Dice, Expr, Group, Mod, face_values, listed, meets, selector
+
+if TYPE_CHECKING:  # the rewriter calls these; typed, not imported
+    from critlab.analysis.dice.dialect import Rewriter
 
 NAMES = (
     "!!",
@@ -50,7 +55,7 @@ _KEEP = {"k": "kh", "kh": "kh", "kl": "kl", "d": "dl", "dl": "dl", "dh": "dh"}
 _EXPLODE = {"!": "x", "!!": "!", "!p": "!p"}
 
 
-def point(rw, m: Mod, default: int | None = None) -> tuple[str, int]:
+def point(rw: Rewriter, m: Mod, default: int | None = None) -> tuple[str, int]:
     """A compare point as ``(op, T)`` in critlab's meaning: Roll20's ``>T`` is T or more,
     ``<T`` T or less (its ``>=`` / ``<=`` read alike), a bare ``T`` T alone."""
     if m.cap is not None:
@@ -62,7 +67,7 @@ def point(rw, m: Mod, default: int | None = None) -> tuple[str, int]:
     return {None: "=", "=": "=", ">": ">=", ">=": ">=", "<": "<=", "<=": "<="}[m.op], m.n
 
 
-def term(rw, d: Dice, extra: list[Mod] | None = None) -> tuple[list[tuple[int, str]], int]:
+def term(rw: Rewriter, d: Dice, extra: list[Mod] | None = None) -> tuple[list[tuple[int, str]], int]:
     """One dice term (``extra``: a one-roll group's modifiers, applied to its dice)."""
     faces = face_values(d.faces)
     count = 1 if d.count is None else d.count
@@ -134,7 +139,7 @@ def _count(p: tuple[str, int], faces: list[int], summed: bool) -> str:
     return f"{op}{n}"
 
 
-def group(rw, g: Group) -> tuple[list[tuple[int, str]], int]:
+def group(rw: Rewriter, g: Group) -> tuple[list[tuple[int, str]], int]:
     """A grouped roll: of one roll, its modifiers act on that roll's dice; of several, on
     the rolls' totals (keep/drop, a success point, failures)."""
     if len(g.members) == 1:
@@ -169,7 +174,7 @@ def group(rw, g: Group) -> tuple[list[tuple[int, str]], int]:
     return [(1, out)], 0
 
 
-def _sum(rw, e: Expr) -> tuple[list[tuple[int, str]], int]:
+def _sum(rw: Rewriter, e: Expr) -> tuple[list[tuple[int, str]], int]:
     terms: list[tuple[int, str]] = []
     constant = 0
     for sign, node in e.items:
@@ -182,7 +187,7 @@ def _sum(rw, e: Expr) -> tuple[list[tuple[int, str]], int]:
     return terms, constant
 
 
-def whole(rw, e: Expr) -> str | None:
+def whole(rw: Rewriter, e: Expr) -> str | None:
     """The whole formula a one-roll group with a success point (``{3d20+5}>21``): critlab's
     comparison of the total."""
     if e.compare is None and len(e.items) == 1 and e.items[0][0] == 1 and isinstance(e.items[0][1], Group):
@@ -198,7 +203,7 @@ def whole(rw, e: Expr) -> str | None:
     return None
 
 
-def compare(rw, e: Expr, top: bool) -> str:
+def compare(rw: Rewriter, e: Expr, top: bool) -> str:
     """A compare point after a number or a sum: Roll20 compares dice, not totals, except
     a one-roll group's (``{3d20+5}>21``) read as the whole formula."""
     raise rw.error(
