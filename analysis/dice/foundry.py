@@ -35,7 +35,7 @@ NAMES = (
     "rr", "r", "xo", "x", "kh", "kl", "k", "dh", "dl", "df", "d", "min", "max",
     "even", "odd", "cs", "cf", "sf", "ms", "!",
 )  # fmt: skip
-# Words after the formula (and text after a backslash) say what the roll is for.
+# Foundry's formula is the whole text (its flavour is in [labels]).
 COMMENTS = False
 _KEEP = {"k": "kh", "kh": "kh", "kl": "kl", "d": "dl", "dl": "dl", "dh": "dh"}
 # The order critlab answers a term's modifiers in; Foundry's written order must agree.

@@ -27,6 +27,8 @@ COMPARE_OPS = ("<=", ">=", "<", ">", "=")
 _CHARACTERS = frozenset(string.ascii_lowercase + string.digits + "+-*/%(){},<>=!")
 # Parentheses, groups and functions nested deeper than this are no designer's formula.
 MAX_NESTING = 16
+# The words after a formula tried as its description (Roll20's "/roll 1d20+5 Roll for Initiative").
+MAX_COMMENT_WORDS = 32
 _WRAPPERS = re.compile(r"^\s*/(?:roll|r|gmroll|gmr|selfroll|sr|blindroll|broll|br)\s+", re.IGNORECASE)
 
 
@@ -151,12 +153,12 @@ def read(text: str, names: Sequence[str], dialect: str = "roll20", *, comments: 
             return read(formula, names, dialect)
         except DialectError as whole:
             words = formula.split()
-            for cut in range(len(words) - 1, 0, -1):  # the longest start that is a formula
-                if words[cut][:1].isalpha():  # then words: what the roll is for
-                    try:
-                        return read(" ".join(words[:cut]), names, dialect)
-                    except DialectError:
-                        continue
+            cuts = [c for c in range(len(words) - 1, 0, -1) if words[c][:1].isalpha()]
+            for cut in cuts[:MAX_COMMENT_WORDS]:  # the longest start that is a formula, then words
+                try:
+                    return read(" ".join(words[:cut]), names, dialect)
+                except DialectError:
+                    continue
             raise whole
     if not isinstance(text, str):
         raise DialectError(f"a dice expression must be text, got {text!r}")
@@ -195,7 +197,9 @@ def _expression(r: Reader) -> Expr:
 def _sum(r: Reader) -> Expr:
     start = r.i
     items: list[tuple[int, Node]] = []
-    sign = -1 if r.take("-") else (r.take("+") and 1) or 1
+    sign = -1 if r.take("-") else 1
+    if sign == 1:
+        r.take("+")
     while True:
         items.append((sign, _product(r)))
         if r.peek() in ("+", "-"):
