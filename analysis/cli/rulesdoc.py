@@ -46,9 +46,8 @@ bin holding any mass (below 10⁻¹²) cut off from unbounded outcomes.
   explosion (`!` or `!!` on the maximum or its selector, each added roll exploding again and never rerolled;
   `o` one added roll only; `!p` each added roll minus 1; `x` each added roll a die of its own, so keep and
   count see it), keep/drop over the dice's totals (`khK`, `kK`, `klK`, `dhK`, `dlK`; over an `x` term's every
-  roll, explosions' own included: `4d6xkh3`, `4d6xdl1`), a count (`cs` the
-  totals meeting its selector, minus with `df` those meeting df's; `cf`), and a scale (`*K`, `/K` rounding
-  down). A selector is `T` (equality: **`1d6rr2` rerolls only 2s**; it once meant "2 or less", now
+  roll, explosions' own included: `4d6xkh3`, `4d6xdl1`), a count (`cs` the totals meeting its selector,
+  minus with `df` those meeting df's; `cf`), and a scale (`*K`, `/K` rounding down). A selector is `T` (equality: **`1d6rr2` rerolls only 2s**; it once meant "2 or less", now
   `rr<=2`), `=T`, `<T`, `<=T`, `>T` or `>=T`. A group `{E1, E2, ...}` keeps, counts or sums its members'
   values (`{1d8!, 1d6!}kh1`, `{d6, d6, d8, d12}kh2`). Terms combine with `+`, `-` and integer modifiers,
   and a trailing comparison (`1d20+5>=15`) makes the value 1 where it holds, else 0. Everything is exact
