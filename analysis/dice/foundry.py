@@ -29,7 +29,7 @@ from critlab.analysis.dice.grammar import quote
 from critlab.analysis.dice.tabletop import Dice, Expr, Group, Mod, face_values, listed, meets, selector
 
 if TYPE_CHECKING:  # the rewriter calls these; typed, not imported
-    from critlab.analysis.dice.dialect import Rewriter
+    from critlab.analysis.dice.rewrite import Rewriter
 
 NAMES = (
     "rr", "r", "xo", "x", "kh", "kl", "k", "dh", "dl", "df", "d", "min", "max",
