@@ -126,6 +126,11 @@ def term(rw: Rewriter, d: Dice) -> tuple[list[tuple[int, str]], int]:
             raise rw.error(
                 f"{quote(m.text)}: '!' is not Foundry's; it explodes with 'x' ({d.text.replace('!', 'x')})"
             )
+        if m.name == "":
+            raise rw.error(
+                f"{quote(m.text)} after {quote(d.text[: -len(m.text)] or d.text)}: Foundry compares results "
+                f"with a modifier, e.g. cs{m.text}"
+            )
         rank = _STAGE[m.name]
         # a clamp before a keep commutes with it (it keeps the order of the faces)
         if rank < stage and not (rank == 2 and all(x.name in ("min", "max") for x in maps)):

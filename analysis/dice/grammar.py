@@ -60,6 +60,8 @@ MAX_TEXT = 10_000
 MAX_DIGITS = 9
 # The most faces a die may list (d{1,1,2}); read no further.
 MAX_FACES = 100
+# The most sides of a die (d1000).
+MAX_SIDES = 1000
 STAGES = ("reroll", "clamp", "explode", "keep", "count", "scale")
 _NAMES = {"explode": "explosion", "keep": "keep or drop"}
 ORDER = (
@@ -430,6 +432,7 @@ def _suffixes(r: _Reader, out: dict, *, allowed: tuple[str, ...], what: str) -> 
 __all__ = [
     "MAX_FACES",
     "MAX_QUOTED",
+    "MAX_SIDES",
     "MAX_TEXT",
     "quote",
     "UNBOUNDED",

@@ -46,6 +46,7 @@ from critlab.analysis.dice.exact import (
 )
 from critlab.analysis.dice.grammar import (
     MAX_FACES,
+    MAX_SIDES,
     UNBOUNDED,
     Interval,
     NotationError,
@@ -63,7 +64,6 @@ from critlab.analysis.dist import TAIL_EPS, Dist
 from critlab.kernels.vocab.dice import DROP_HIGHEST, DROP_LOWEST
 
 MAX_DICE = 1000
-MAX_SIDES = 1000
 MAX_MEMBERS = 100
 MAX_SCALE = 100
 MAX_CONSTANT = 10**6

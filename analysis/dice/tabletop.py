@@ -21,7 +21,7 @@ import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from critlab.analysis.dice.grammar import MAX_DIGITS, MAX_TEXT, NotationError, quote
+from critlab.analysis.dice.grammar import MAX_DIGITS, MAX_SIDES, MAX_TEXT, NotationError, quote
 
 COMPARE_OPS = ("<=", ">=", "<", ">", "=")
 _CHARACTERS = frozenset(string.ascii_lowercase + string.digits + "+-*/%(){},<>=!")
@@ -290,6 +290,8 @@ def _dice(r: Reader, count: int | None, start: int) -> Dice:
             got = quote(r.rest()) if r.rest() else "end of text"
             raise r.error(f"unexpected {got} after {quote(r.s[start : r.i])}; expected its number of faces")
         faces = str(n)
+    if faces not in ("f", "%") and not 1 <= int(faces) <= MAX_SIDES:
+        raise r.error(f"{quote(r.s[start : r.i])}: a die has 1..{MAX_SIDES} faces")
     d = Dice(count, faces)
     d.mods = _mods(r, group=False)
     d.text = r.s[start : r.i]

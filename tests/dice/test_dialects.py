@@ -13,6 +13,8 @@ from fractions import Fraction
 import icepool
 import pytest
 from _dialect_examples import EXAMPLES, REFUSED
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import critlab
 from critlab.analysis.cli.main import main
@@ -179,3 +181,21 @@ def test_a_dialects_text_is_read_within_bounds():
     ):
         with pytest.raises(NotationError, match=re.escape(why)):
             parse(text, "roll20")
+
+
+PIECES = [*"0123456789dDfF%+-*/(){},<>=!xkhlrosmnicaevtp[] \\@", "kh", "dl", "min", "max", "cs", "df", "sf"]
+PIECES += ["ms", "even", "!!", "!p", "ro", "rr", "xo", "floor(", "ceil(", "d6", "2d6", "4d20", "{", "}"]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.sampled_from(PIECES), min_size=1, max_size=30).map("".join),
+    st.sampled_from(["roll20", "foundry"]),
+)
+def test_any_text_is_answered_or_refused_in_one_line(text, dialect):
+    try:
+        expr = parse(text, dialect)
+    except NotationError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert abs(expr.dist().mass + expr.dist().tail - 1.0) <= 1e-9
