@@ -109,9 +109,9 @@ def _build_parser(
     parser.add_argument("--version", action="version", version=f"critlab {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    dice = sub.add_parser("dice", help="exact distribution of dice expressions (several: side by side)")
-    dice.add_argument("expr", nargs="+", help="dice notation, e.g. 4d6dl1, 2d6+1 or 1d6!")
-    dice.add_argument("--json", action="store_true", help="print the documented JSON (a list for several)")
+    from critlab.analysis.cli import dice as dice_cli
+
+    dice_cli.add_parser(sub)  # dice expressions: needs no system's flags
 
     for cmd_name, text in (
         ("exact", "exact outcome distribution"),
@@ -244,19 +244,6 @@ def _print_result(result, *, simulated: bool) -> None:
         print(_format_table("metrics", rows))
 
 
-def _cmd_dice(args: argparse.Namespace) -> int:
-    from critlab.analysis.dice import view
-    from critlab.analysis.dice.notation import parse
-
-    exprs = [parse(text) for text in args.expr]  # every expression checked before any output
-    if args.json:
-        objs = [view.to_json(e) for e in exprs]
-        _print_json(objs[0] if len(objs) == 1 else objs)
-    else:
-        print("\n".join(view.table_lines(exprs)))
-    return 0
-
-
 def _cmd_system(args: argparse.Namespace) -> int:
     system = get_system(args.system)
     spec = _spec_from_args(system, args)
@@ -349,7 +336,9 @@ def _run(argv: Sequence[str] | None) -> int:
         parser = _build_parser(mechanics, systems=systems, **_named(argv))
     args = parser.parse_args(_dash_values(parser, argv))
     if args.command == "dice":
-        status = _cmd_dice(args)
+        from critlab.analysis.cli import dice as dice_cli
+
+        status = dice_cli.run(args)
     elif args.command == "report":
         status = _cmd_report(args)
     elif args.command in ("tune", "sensitivity"):
