@@ -21,7 +21,8 @@ written), 2 for a bad configuration, option or output folder.
 The configuration, the baseline and the output folder are all checked before any work.
 The report is written beside its folder and swapped in whole
 (:mod:`critlab.analysis.report.output`): an interrupt or a full disk leaves the previous
-report as it was, and a folder that is not a critlab report is never overwritten.
+report as it was, and a folder holding any file the earlier report did not write (its marker lists
+those it did) is never overwritten.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ class ReportResult:
     out: Path
     summary: dict[str, Any]
     passed: bool
+    kept: Path | None = None  # where the previous folder was kept beside the report, if it was
 
 
 def _json_safe(x: Any) -> Any:
@@ -90,9 +92,9 @@ def build_report(
     base = load_baseline(baseline) if baseline is not None else None
     folder = ReportFolder(out if out is not None else Path("reports") / cfg.name, force=force)
     out_dir = folder.shown
-    folder.stage()
     say = plain_progress(progress)
     try:
+        folder.stage()  # inside: an interrupt the instant the staging folder appears removes it
         summary, passed, line = _build(cfg, base, baseline, folder, say, progress, start)
     except BaseException:
         folder.discard()  # the target is left exactly as it was
@@ -101,7 +103,7 @@ def build_report(
         f"{line} Wrote {out_dir / 'index.html'} and {out_dir / 'README.md'} "
         f"in {time.perf_counter() - start:.1f} s"
     )
-    return ReportResult(out=out_dir, summary=summary, passed=passed)
+    return ReportResult(out=out_dir, summary=summary, passed=passed, kept=folder.kept)
 
 
 def _build(
@@ -252,4 +254,6 @@ def main(args: argparse.Namespace) -> int:
     if result.summary["checks"]:
         print(checks_line)
     print(f"report: {result.out / 'index.html'}")
+    if result.kept is not None:
+        print(f"critlab report: note: the previous {result.out} is kept as {result.kept}", file=sys.stderr)
     return 0 if result.passed and checks_ok else 1
