@@ -298,6 +298,19 @@ def declared(spec_cls: Any) -> dict[str, Param]:
     return {f.name: f.metadata[_META] for f in dataclasses.fields(spec_cls) if _META in f.metadata}
 
 
+def axis_label(name: str, spec_cls: Any = None) -> str:
+    """A human axis label for a parameter, metric or quantity name: from ``spec_cls``'s
+    declaration of it when it declares a ``label`` (and ``unit``), else the style's word.
+
+    >>> axis_label("expected_damage")
+    'expected damage'
+    """
+    from critlab.analysis.style import label_text
+
+    decl = declared(spec_cls).get(name) if spec_cls is not None else None
+    return label_text(name, decl.label if decl else None, decl.unit if decl else None)
+
+
 def default_of(spec_cls: Any, name: str) -> Any:
     """The default of field ``name`` (``None`` when it has none)."""
     for f in dataclasses.fields(spec_cls):

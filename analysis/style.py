@@ -122,22 +122,16 @@ def variant_colors(variants: Sequence[Any]) -> dict[Any, str]:
     return {v: QUALITATIVE[i % len(QUALITATIVE)] for i, v in enumerate(variants)}
 
 
-def axis_label(name: str, spec_cls: Any = None) -> str:
-    """A human axis label for a parameter, metric or quantity name (from the spec's
-    parameter declaration when it has a ``label``), with its unit when declared."""
-    decl = None
-    if spec_cls is not None:
-        from critlab.analysis.params import declared
+def label_text(name: str, label: str | None = None, unit: str | None = None) -> str:
+    """A human axis label for a parameter, metric or quantity name: its declared
+    ``label`` when it has one (see :func:`critlab.analysis.params.axis_label`), else the
+    project's word for it, with its ``unit`` when declared.
 
-        decl = declared(spec_cls).get(name)
-    text = (
-        (decl.label if decl is not None and decl.label else None)
-        or _LABELS.get(name)
-        or name.replace("_", " ")
-    )
-    if decl is not None and decl.unit:
-        text += f" ({decl.unit})"
-    return text
+    >>> label_text("expected_damage"), label_text("hp", "hit points", "hp")
+    ('expected damage', 'hit points (hp)')
+    """
+    text = label or _LABELS.get(name) or name.replace("_", " ")
+    return f"{text} ({unit})" if unit else text
 
 
 def legend_outside(ax: Any, **kwargs: Any) -> Any:
