@@ -51,6 +51,8 @@ LAYERS = (
             "critlab.analysis.run",
             "critlab.analysis.validate",
             "critlab.analysis.style",
+            "critlab.analysis.work",  # one point's work estimate, shared by every kind of model
+            "critlab.analysis.model",  # the Model protocol every kind of thing answers
             "critlab.analysis.display.results",  # results shown in the style
             "critlab.analysis.dice.d20",  # roll modes are declared parameters
             "critlab.analysis.dice.view",  # the readable table, in the style
@@ -78,6 +80,8 @@ FOUNDATIONS = {
     "run",
     "validate",
     "style",
+    "work",
+    "model",
 }
 
 

@@ -38,62 +38,22 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from critlab.analysis.dice.limits import limits
-from critlab.analysis.dice.notation import parse
 from critlab.analysis.fight.work import (
     BUDGET,
     MAX_PROBES,
-    POINT_COST,
     STATE_COST,
     Work,
     check_budget,
     corners,
     encounter_work,
 )
-from critlab.analysis.params import Dice, declared
 from critlab.analysis.spec import Spec, SpecError
+
+# A point's own work is the foundations' (every kind of model estimates its own there).
+from critlab.analysis.work import POINT_COST, VALUE_COST, dice_of, dice_work, spec_work
 
 # At most this many of a sweep's specs are read for their own work (from parameters only).
 SAMPLE = 4096
-# Each value a point's dice distributions span, mixed by the system's model at every point.
-VALUE_COST = 20.0
-
-
-def dice_work(text: Any) -> tuple[float, float]:
-    """``(per point, once)`` of one dice expression: its values mixed at every point, its
-    exact programme's steps once. Text that is not dice notation costs nothing here (the
-    rules refuse it at the point).
-
-    >>> dice_work("2d6"), dice_work("not dice")
-    ((240.0, 0.0), (0.0, 0.0))
-    """
-    try:
-        terms = parse(str(text)).terms
-    except ValueError:
-        return 0.0, 0.0
-    _, span, steps, summed = limits(terms)
-    return span * VALUE_COST, float(steps + summed)
-
-
-def dice_of(spec: Spec) -> list[str]:
-    """The dice expressions a spec's exact result uses (its dice parameters in use)."""
-    unused = spec.unused() if hasattr(spec, "unused") else frozenset()
-    out = []
-    for name, decl in declared(type(spec)).items():
-        value = getattr(spec, name, None)
-        if isinstance(decl.kind, Dice) and value is not None and name not in unused:
-            out.append(str(value))
-    return out
-
-
-def spec_work(spec: Spec) -> tuple[float, float]:
-    """``(per point, once)`` of one spec's exact result: :data:`POINT_COST`, and every dice
-    parameter it uses (:func:`dice_work`)."""
-    per, once = POINT_COST, 0.0
-    for text in dice_of(spec):
-        p, o = dice_work(text)
-        per, once = per + p, once + o
-    return per, once
 
 
 def points_work(points: Sequence[tuple[Spec, Mapping[str, Any] | None]]) -> Work:
