@@ -44,19 +44,25 @@ class Drawing:
         from matplotlib.figure import Figure
 
         self.figure = Figure(figsize=SIZE, dpi=DPI)
-        self.figure.subplots_adjust(left=0.07, right=0.985, bottom=0.2, top=0.88, wspace=0.22)
+        self.figure.subplots_adjust(left=0.02, right=0.985, bottom=0.2, top=0.88, wspace=0.16)
         self.ax_out, self.ax_dist = self.figure.subplots(1, 2, width_ratios=(1, 1.4))
         from matplotlib.ticker import MaxNLocator, PercentFormatter
 
-        for ax in (self.ax_out, self.ax_dist):
-            ax.spines[["top", "right"]].set_visible(False)
-            # few ticks: an axis's tick labels are most of a redraw's time
-            ax.yaxis.set_major_locator(MaxNLocator(4))
-            ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+        # Few texts: each costs a few milliseconds of every redraw (the SVG writer measures
+        # it anew), so the bars carry their percentages and have no y axis of their own.
+        self.ax_out.spines[["top", "right", "left"]].set_visible(False)
+        self.ax_out.yaxis.set_visible(False)
+        self.ax_out.set_title("outcomes (exact)", loc="left", fontsize="medium", y=1.0)
+        self.ax_dist.spines[["top", "right"]].set_visible(False)
+        self.ax_dist.yaxis.set_major_locator(MaxNLocator(3))
+        self.ax_dist.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
         self.ax_dist.xaxis.set_major_locator(MaxNLocator(6, integer=True))
-        self.ax_out.set_ylabel("probability")
-        self.ax_out.set_title("outcomes (exact)", loc="left", fontsize="medium")
         self.ax_dist.set_ylabel("probability")
+        # placed once: matplotlib otherwise measures every tick label at each draw to place
+        # the axis labels and the titles
+        for ax in (self.ax_out, self.ax_dist):
+            ax.xaxis.set_label_coords(0.5, -0.14)
+            ax.yaxis.set_label_coords(-0.09, 0.5)
         self._labels: tuple[str, ...] | None = None
         self._colours: dict[str, Any] = {}
         self._bars: Any = None
@@ -100,7 +106,7 @@ class Drawing:
         self._steps = self._mean = None
         ax.set_axis_on() if main is not None else ax.set_axis_off()
         if main is None:
-            ax.set_title("no distribution", loc="left", fontsize="medium")
+            ax.set_title("no distribution", loc="left", fontsize="medium", y=1.0)
             return
         name, dist = main
         lo, hi = dist.quantile(1 - SHOWN), dist.quantile(SHOWN)
@@ -113,7 +119,7 @@ class Drawing:
         ax.set_ylim(0, float(probs.max()) * 1.1 if probs.size else 1)
         shown = name.replace("_", " ")
         ax.set_xlabel(shown)
-        ax.set_title(f"{shown}: mean {dist.mean:.4g} (exact)", loc="left", fontsize="medium")
+        ax.set_title(f"{shown}: mean {dist.mean:.4g} (exact)", loc="left", fontsize="medium", y=1.0)
 
     def draw(self, model: Any, result: Any) -> dict[str, Any]:
         """Draw ``result`` (the exact answer of ``model``): one display-data output of
