@@ -33,6 +33,10 @@ from critlab.analysis.model import BOOLEAN, CHOICE, DICE, INTEGER, NUMBER, Param
 # 0.15000000000000002): read back at this many significant digits, as written.
 DIGITS = 12
 WIDTH = {"description_width": "initial"}
+# A slider over a declared range wider than this (an unbounded bonus: -1000..1000) spans
+# WINDOW values either side of its start, where a designer moves it; explore(...,
+# name=range(lo, hi + 1)) sets any span.
+WIDE, WINDOW = 200, 50
 
 
 def _description(p: Parameter) -> str:
@@ -86,15 +90,40 @@ class Control:
         self.widget.tooltip = help if used else f"not used here ({why}): {help}"
 
 
-def control(p: Parameter, value: Any) -> Control:
-    """The control of parameter ``p``, showing ``value``."""
+def span_of(p: Parameter, value: int, given: range | None = None) -> tuple[int, int, int]:
+    """``(lo, hi, step)`` of an integer parameter's slider: ``given`` (checked against the
+    declaration), else the declared range, or :data:`WINDOW` either side of ``value``
+    where that is wider than :data:`WIDE`.
+
+    >>> from critlab.analysis.params import Int
+    >>> p = Parameter("bonus", INTEGER, Int())
+    >>> span_of(p, 3), span_of(p, 3, range(-5, 11, 5)), span_of(Parameter("r", INTEGER, Int(0, 20)), 1)
+    ((-47, 53, 1), (-5, 10, 5), (0, 20, 1))
+    """
+    if given is not None:
+        if not len(given) or given.step < 0:
+            raise ValueError(f"{p.name}: a slider's range must run upwards and hold values, got {given!r}")
+        p.check(given[0])
+        p.check(given[-1])
+        return given[0], given[-1], given.step
+    lo, hi = int(p.lo), int(p.hi)
+    if hi - lo > WIDE:
+        lo, hi = max(lo, value - WINDOW), min(hi, value + WINDOW)
+    return lo, hi, 1
+
+
+def control(p: Parameter, value: Any, span: range | None = None) -> Control:
+    """The control of parameter ``p``, showing ``value`` (an integer's slider over
+    ``span``, see :func:`span_of`)."""
     import ipywidgets as w
 
     common = {"description": _description(p), "tooltip": p.help, "style": WIDTH}
     shown = p.start if value is None and p.kind in (INTEGER, NUMBER) else value
     if p.kind == INTEGER:
-        shown = min(max(int(p.lo), 0 if shown is None else int(shown)), int(p.hi))
-        widget = w.IntSlider(value=shown, min=int(p.lo), max=int(p.hi), continuous_update=False, **common)
+        shown = 0 if shown is None else int(shown)
+        lo, hi, step = span_of(p, shown, span)
+        shown = min(max(lo, shown), hi)
+        widget = w.IntSlider(value=shown, min=lo, max=hi, step=step, continuous_update=False, **common)
     elif p.kind == CHOICE:
         widget = w.Dropdown(options=list(p.choices), value=value, **common)
     elif p.kind == BOOLEAN:
@@ -138,4 +167,4 @@ def grouped(controls: list[Control]) -> Any:
     return w.VBox(rows)
 
 
-__all__ = ["Control", "DIGITS", "control", "grouped", "reading_of"]
+__all__ = ["Control", "DIGITS", "WIDE", "WINDOW", "control", "grouped", "reading_of", "span_of"]

@@ -31,6 +31,7 @@ from typing import Any
 
 from critlab.analysis.encounter.model import as_model
 from critlab.analysis.run import RunOptions
+from critlab.analysis.spec import SpecError
 from critlab.analysis.views.controls import Control, control, grouped
 from critlab.analysis.views.explore_figure import Drawing, answer_table, refusal_html
 
@@ -54,9 +55,14 @@ class Explorer:
         import ipywidgets as w
 
         self.base = model
-        for name, value in fixed.items():  # a bad fixed value: its one line, at once
+        # a range given for an integer is its slider's span, not a value held fixed
+        spans = {k: v for k, v in fixed.items() if isinstance(v, range)}
+        self.fixed = {k: v for k, v in fixed.items() if k not in spans}
+        for name, value in self.fixed.items():  # a bad fixed value: its one line, at once
             model.parameter(name).check(value)
-        self.fixed = dict(fixed)
+        for name in spans:
+            if model.parameter(name).kind != "integer":
+                raise SpecError(name, spans[name], "a range is the span of an integer's slider")
         start = self.base.point
         self.controls_of: dict[str, Control] = {}
         # required parameters not given: their controls start where their kinds allow, and
@@ -69,7 +75,7 @@ class Explorer:
             if value is None and not p.optional:
                 self._unset.add(p.name)
                 value = p.start
-            self.controls_of[p.name] = control(p, value)
+            self.controls_of[p.name] = control(p, value, spans.get(p.name))
         self.controls = {name: c.widget for name, c in self.controls_of.items()}
         self.drawing = Drawing()
         self.view = w.Output()
@@ -215,7 +221,9 @@ def explore(model: Any, /, **fixed: Any) -> Explorer:
     **fixed
         Parameters held at these values, without a control (dotted names such as
         ``**{"ogre.hp": 30}`` for an encounter's settings); a value the rules refuse is
-        its one-line SpecError here.
+        its one-line SpecError here. A ``range`` for an integer parameter is its
+        slider's span instead (``evasion=range(1, 36)``); without one, a slider over a
+        declared range wider than 200 values spans 50 either side of its start.
 
     Returns
     -------

@@ -221,3 +221,16 @@ def test_the_simulate_button_validates_the_current_point():
     html = ex.checked.outputs[0]["data"]["text/html"]
     assert "20,000 trials at seed 4" in html and "Passed" in html
     assert not ex.button.disabled and ex.button.description == "simulate"
+
+
+def test_a_range_is_a_sliders_span_and_a_wide_range_is_windowed():
+    ex = critlab.explore("crit-range", evasion=range(1, 36), attack_bonus=range(-10, 21))
+    assert (ex.controls["evasion"].min, ex.controls["evasion"].max) == (1, 35)
+    assert (ex.controls["attack_bonus"].min, ex.controls["attack_bonus"].max) == (-10, 20)
+    assert "evasion" not in ex.fixed and ex.controls["evasion"].value == 1  # its start brought inside
+    thac0 = critlab.explore("thac0", thac0=15)
+    assert (thac0.controls["target_ac"].min, thac0.controls["target_ac"].max) == (-50, 50)  # of -1000..1000
+    with pytest.raises(SpecError, match="parameter crit_range = 25"):
+        critlab.explore("crit-range", crit_range=range(0, 26))
+    with pytest.raises(SpecError, match="a range is the span of an integer's slider"):
+        critlab.explore("crit-range", roll=range(3))
