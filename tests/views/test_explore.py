@@ -35,7 +35,9 @@ def moves(p, value):
         return [round(value + 0.05, 2) if value + 0.05 < p.hi else round(value - 0.05, 2)]
     if p.kind == DICE:
         return ["2d4+1"]
-    return []
+    # other text (a wound ladder): the same text with its last threshold one higher, and nonsense
+    head, _, last = str(value).rpartition(":")
+    return [f"{head}:{int(last) + 1}", "not a ladder"] if last.isdigit() else ["not a ladder"]
 
 
 def expected(answer, point):
