@@ -7,6 +7,7 @@ estimate, and a simulation is the existing one at the same seed."""
 from __future__ import annotations
 
 import dataclasses
+import pickle
 from pathlib import Path
 
 import pytest
@@ -203,3 +204,11 @@ def test_names_and_objects_find_their_models(party):
     with pytest.raises(TypeError, match="a model is a system"):
         model_of("thac0")
     assert dataclasses.is_dataclass(party.parameter("order"))
+
+
+def test_system_mechanic_and_fight_models_pickle_by_reference():
+    spec = critlab.get_system("thac0").make_spec(thac0=15, target_ac=5)
+    trait = model_of(critlab.get_system(SAVAGE)).at(trait=6)
+    for model in (model_of(spec), trait, FightModel.of(spec, hp=12)):
+        again = pickle.loads(pickle.dumps(model))
+        assert again.point == model.point and same(again.exact(), model.exact())

@@ -41,7 +41,7 @@ from critlab.analysis.encounter.tuning import current, with_settings
 from critlab.analysis.fight.exact import FightResult
 from critlab.analysis.fight.model import result_model
 from critlab.analysis.fight.work import encounter_work
-from critlab.analysis.model import BaseModel, Parameter, model_of
+from critlab.analysis.model import CHOICE, INTEGER, BaseModel, Parameter, model_of
 from critlab.analysis.params import Choice, Int, declared, default_of
 from critlab.analysis.results import SimResult
 from critlab.analysis.run import RunOptions
@@ -54,7 +54,7 @@ TOP = "encounter"
 
 
 def _own(name: str, kind: Any, default: Any, label: str, help: str, group: str, **more: Any) -> Parameter:
-    return Parameter(name, "integer" if isinstance(kind, Int) else "choice", kind, default, label, help,
+    return Parameter(name, INTEGER if isinstance(kind, Int) else CHOICE, kind, default, label, help,
                      group=group, **more)  # fmt: skip
 
 

@@ -30,7 +30,7 @@ from critlab.analysis.fight.exact import (
     estimate_work,
     fight,
 )
-from critlab.analysis.model import BaseModel, Parameter, model_of, regroup
+from critlab.analysis.model import INTEGER, BaseModel, Parameter, model_of, regroup
 from critlab.analysis.params import Int
 from critlab.analysis.results import SimResult
 from critlab.analysis.run import RunOptions
@@ -38,13 +38,13 @@ from critlab.analysis.spec import Spec, SpecError
 
 # The fight's own parameters, declared once (Fight checks the same bounds).
 FIGHT_PARAMETERS = (
-    Parameter("hp", "integer", Int(1, MAX_HP), None, "hit points", "the target's hit points", "hp", "fight"),
+    Parameter("hp", INTEGER, Int(1, MAX_HP), None, "hit points", "the target's hit points", "hp", "fight"),
     Parameter(
-        "attacks_per_round", "integer", Int(1, MAX_ATTACKS_PER_ROUND), 1, "attacks a round",
+        "attacks_per_round", INTEGER, Int(1, MAX_ATTACKS_PER_ROUND), 1, "attacks a round",
         "attacks a round; a round is always played out", None, "fight",
     ),
     Parameter(
-        "max_rounds", "integer", Int(1, MAX_ROUNDS), 1000, "rounds at most",
+        "max_rounds", INTEGER, Int(1, MAX_ROUNDS), 1000, "rounds at most",
         "rounds at most; a target still standing then is undecided", None, "fight",
     ),
 )  # fmt: skip

@@ -71,6 +71,16 @@ class SystemModel(BaseModel):
     def polarity(self) -> dict[str, int]:
         return self.system.polarity_of(self.labels)
 
+    def __reduce__(self) -> tuple:
+        # by reference, as a mechanic's spec is: a Dask worker finds the system again
+        return (_model_at, (getattr(self.system, "where", "") or self.system.name, self._values))
+
+
+def _model_at(reference: str, values: dict[str, Any]) -> SystemModel:
+    from critlab.analysis.systems import get_system
+
+    return SystemModel(get_system(reference), values)
+
 
 @lru_cache(maxsize=64)
 def _parameters(spec_cls: type[Spec]) -> tuple[Parameter, ...]:

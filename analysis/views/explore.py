@@ -9,6 +9,10 @@ one-line reason. It reads the Model protocol alone (:mod:`critlab.analysis.model
 built-in system, a spec, a designer's mechanic, a fight and an encounter are explored by
 the same code.
 
+A redraw costs the model's exact answer and about 30-70 ms of drawing: a built-in system's
+is well within 0.1 s (``make bench``), an encounter's is its chain's (the example party
+against its ogre acting first about 0.1 s, with ``rolled`` initiative some 30 times that).
+
 The explorer is driven without a browser as well: ``.controls`` (name -> widget),
 ``.result`` (the exact answer at the current point, ``None`` where refused, then
 ``.refusal`` says why), ``.point`` and ``.spec()``:
@@ -30,6 +34,7 @@ import html
 from typing import Any
 
 from critlab.analysis.encounter.model import as_model
+from critlab.analysis.model import INTEGER
 from critlab.analysis.run import RunOptions
 from critlab.analysis.spec import SpecError
 from critlab.analysis.views.controls import Control, control, grouped
@@ -61,7 +66,7 @@ class Explorer:
         for name, value in self.fixed.items():  # a bad fixed value: its one line, at once
             model.parameter(name).check(value)
         for name in spans:
-            if model.parameter(name).kind != "integer":
+            if model.parameter(name).kind != INTEGER:
                 raise SpecError(name, spans[name], "a range is the span of an integer's slider")
         start = self.base.point
         self.controls_of: dict[str, Control] = {}
