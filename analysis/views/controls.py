@@ -141,8 +141,8 @@ def control(p: Parameter, value: Any, span: range | None = None) -> Control:
         return Control(p, widget, w.HBox([given, widget]), given=given)
     if p.kind != DICE:
         return Control(p, widget, widget)
-    note = w.HTML(reading_of(p, value))
-    made = Control(p, widget, w.HBox([widget, note]), note)
+    note = w.HTML(reading_of(p, value), layout=w.Layout(margin="0 0 0 1em"))  # under its box, in words
+    made = Control(p, widget, w.VBox([widget, note]), note)
     widget.observe(lambda _: setattr(note, "value", reading_of(p, made.value())), names="value")
     return made
 

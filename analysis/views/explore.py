@@ -111,7 +111,8 @@ class Explorer:
                 title,
                 grouped(list(self.controls_of.values())),
                 self.message,
-                w.HBox([self.view, self.answer]),
+                self.view,
+                self.answer,
                 w.HBox([self.button, self.trials, self.seed]),
                 self.checked,
             ]

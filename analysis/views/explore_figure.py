@@ -169,12 +169,13 @@ def _metric(name: str, value: Any) -> str:
 
 
 def answer_table(result: Any) -> str:
-    """The outcomes as percentages and the metrics (probabilities as percentages) as HTML."""
-    out = table(("outcome", "probability"), [(k, percent(p)) for k, p in result.outcomes.items()])
+    """The outcomes as percentages and the metrics (probabilities as percentages) as HTML,
+    side by side."""
+    parts = [table(("outcome", "probability"), [(k, percent(p)) for k, p in result.outcomes.items()])]
     if result.metrics:
-        rows = [(k, _metric(k, v)) for k, v in result.metrics.items()]
-        out += "\n" + table(("metric", "value"), rows)
-    return out
+        parts.append(table(("metric", "value"), [(k, _metric(k, v)) for k, v in result.metrics.items()]))
+    cells = "".join(f"<div>{part}</div>" for part in parts)
+    return f'<div style="display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start">{cells}</div>'
 
 
 def refusal_html(reason: str) -> str:
