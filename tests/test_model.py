@@ -73,8 +73,8 @@ def test_a_system_at_a_point_answers_its_exact_result(name):
         assert model.unused() == spec.unused()
         assert model.work() == point_work(spec)
         assert model.polarity() == system.polarity_of(critlab.exact(spec).labels)
-        first = model.quantities()[0]
-        assert model.value(first) == Quantity(system, first).value(spec)
+        for q in model.quantities():  # each outcome and metric, as the designer tools read it
+            assert model.value(q) == Quantity(system, q).value(spec), q
         # the spec's own model is the same point
         assert model_of(spec).point == model.point and same(model_of(spec).exact(), model.exact())
 
@@ -140,6 +140,15 @@ def test_a_fight_at_a_point_answers_the_fight():
     assert same(moved.exact(), fight(spec.replace(target_ac=3), hp=25, max_rounds=40))
     assert moved.work() == point_work(spec.replace(target_ac=3), {"hp": 25, "max_rounds": 40})
     assert moved.value("defeated") == moved.exact().outcomes["defeated"]
+    # the attack's quantities first, then the fight's, as the designer tools read them
+    fight_params = {"hp": 25, "max_rounds": 40}
+    for q in ("hit+critical_hit", "expected_damage", "median_rounds", "undecided"):
+        assert moved.value(q) == Quantity(spec.rule_system, q).value(moved.spec(), fight_params), q
+    assert moved.quantities()[0] == "miss" and "median_rounds" in moved.quantities()
+    with pytest.raises(
+        SpecError, match="parameter quantity = rounds: is not an outcome or metric of thac0 fight"
+    ):
+        moved.value("rounds")
     assert as_model(fight(spec, hp=10)).point == model.point  # a fight's result tells its model
     with pytest.raises(SpecError, match="parameter hp = 0"):
         model.at(hp=0)

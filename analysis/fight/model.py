@@ -110,6 +110,28 @@ class FightModel(BaseModel):
     def unused(self) -> frozenset[str]:
         return self.attack.unused()
 
+    def quantities(self) -> tuple[str, ...]:
+        """The attack's quantities, then the fight's (those the attack does not name)."""
+        attack = self.attack.quantities()
+        return (*attack, *(q for q in super().quantities() if q not in attack))
+
+    def value(self, quantity: str) -> float | None:
+        """The attack's quantity where it has one (``crit``, ``expected_damage``: the fight
+        is not computed), else the fight's (``defeated``, ``median_rounds``), as the
+        designer tools read a fight's quantities."""
+        try:
+            return self.attack.value(quantity)
+        except SpecError as exc:
+            if exc.name != "quantity":
+                raise
+        try:
+            return super().value(quantity)
+        except SpecError:
+            known = ", ".join(self.quantities())
+            raise SpecError(
+                "quantity", quantity, f"is not an outcome or metric of {self.name}; known: {known}"
+            ) from None
+
     def polarity(self) -> dict[str, int]:
         return self.attack.system.polarity_of(self.labels)
 
