@@ -221,3 +221,53 @@ def test_system_mechanic_and_fight_models_pickle_by_reference():
     for model in (model_of(spec), trait, FightModel.of(spec, hp=12)):
         again = pickle.loads(pickle.dumps(model))
         assert again.point == model.point and same(again.exact(), model.exact())
+
+
+def test_an_encounter_model_pickles_as_its_settings(party):
+    moved = party.at(**{"ogre.hp": 22})
+    again = pickle.loads(pickle.dumps(moved))
+    assert again.point == moved.point and again.name == moved.name and same(again.exact(), moved.exact())
+    assert [p.name for p in again.parameters] == [p.name for p in party.parameters]
+
+
+def test_an_encounter_with_a_mechanic_attack_pickles_by_its_reference(tmp_path):
+    (tmp_path / "rules.py").write_text(AXE)
+    (tmp_path / "brawl.toml").write_text(BRAWL)
+    model = model_named(str(tmp_path / "brawl.toml")).at(**{"orc.defense.armor": 9})
+    assert "hero.armor" not in model.point  # the orc's defense sets it: no parameter of its own
+    assert model.parameter("orc.defense.armor").lo == 1 and model.point["orc.defense.armor"] == 9
+    again = pickle.loads(pickle.dumps(model))
+    assert again.point == model.point
+    # the same numbers; the mechanic is named by its loadable (absolute) reference after the trip
+    ours, theirs = model.exact().to_json(), again.exact().to_json()
+    assert ours.pop("encounter") != theirs.pop("encounter") and ours == theirs
+
+
+AXE = """
+from critlab.analysis.mechanic import Int, mechanic, param
+
+
+@mechanic(
+    labels=("miss", "hit"),
+    values=("damage",),
+    params={"armor": param(11, Int(1, 30), "the d20 total that hits")},
+    inputs={"to_hit": "1d20", "dmg": "1d8"},
+)
+def axe(to_hit, dmg, *, armor):
+    if to_hit >= armor:
+        return "hit", dmg
+    return "miss", 0
+"""
+BRAWL = """
+order = "a-first"
+[[a.combatants]]
+name = "hero"
+hp = 12
+attack = { mechanic = "rules.py:axe" }
+defense = { target_ac = 5 }
+[[b.combatants]]
+name = "orc"
+hp = 10
+attack = { system = "thac0", thac0 = 16, damage = "1d6" }
+defense = { armor = 12 }
+"""

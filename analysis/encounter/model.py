@@ -158,6 +158,26 @@ class EncounterModel(BaseModel):
     def polarity(self) -> dict[str, int]:
         return dict(POLARITY)
 
+    def __reduce__(self) -> tuple:
+        # as its settings (a Dask worker reads them again): every attack by its system's
+        # name or its mechanic's loadable reference (absolute, so named so after the trip)
+        return (_model_of_tables, (_table(self.enc), _table(self.base), self.name))
+
+
+def _table(enc: Encounter) -> dict[str, Any]:
+    table = enc.to_json()
+    for s, side in (("a", enc.a), ("b", enc.b)):
+        for entry, c in zip(table[s]["combatants"], side.combatants, strict=True):
+            if c.attack.is_mechanic:
+                entry["attack"]["mechanic"] = c.attack.system.where
+    return table
+
+
+def _model_of_tables(table: dict[str, Any], base: dict[str, Any], name: str) -> EncounterModel:
+    from critlab.analysis.encounter.load import encounter_from_table
+
+    return EncounterModel(encounter_from_table(table), base=encounter_from_table(base), name=name)
+
 
 def as_model(thing: Any, folder: str | Path | None = None) -> Any:
     """The model ``thing`` stands for: a name (:func:`model_named`), an encounter, a
