@@ -1,7 +1,8 @@
 """critlab.explore in a real JupyterLab, driven by headless Chromium: a notebook whose one
 cell explores thac0 is run in the browser, a slider is moved with the keyboard as a
 designer would, and the figure the kernel draws changes; the kernel's explorer is then at
-the slider's new point, with ``critlab.exact``'s answer there.
+the slider's new point, with ``critlab.exact``'s answer there. The simulate button then
+shows its progress bar, and the verdict.
 
 The browser is spoken to over the Chrome DevTools Protocol (Chromium's remote-debugging
 websocket, through tornado's websocket client, which JupyterLab's server brings).
@@ -37,6 +38,7 @@ CELL = 'import critlab\nex = critlab.explore("thac0", thac0=15, target_ac=5)\nex
 FIGURE = "document.querySelector('.widget-output img')"  # the explorer's figure: its Output's image
 # the notebook's panel (the shell's current widget is none in a headless window, which never has focus)
 NOTEBOOK = "[...jupyterapp.shell.widgets('main')].find(w => w.sessionContext)"
+OUTPUTS = "[...document.querySelectorAll('.widget-output')].map(o => o.textContent)"
 TOKEN = "critlab-browser-test"
 
 
@@ -117,20 +119,30 @@ async def _drive(debugger: str, url: str) -> dict:
         )
     after = await page.until(f"{FIGURE}?.src !== {json.dumps(before)} && {FIGURE}.src", 60, "a new figure")
     moved = await page.js("document.querySelector('.widget-slider .widget-readout').textContent")
-    kernel = await page.js(
-        """(async () => {
-        const k = """
-        + NOTEBOOK
-        + """.sessionContext.session.kernel;
-        const f = k.requestExecute({code: 'print(ex.spec().to_hit, repr(ex.result.outcomes["hit"]))'});
-        let out = '';
-        f.onIOPub = m => { if (m.header.msg_type === 'stream') { out += m.content.text; } };
-        await f.done;
-        return out; })()""",
-        60,
+    kernel = await page.js(_in_kernel('print(ex.spec().to_hit, repr(ex.result.outcomes["hit"]))'), 60)
+    # simulate: a run long enough for its progress bar (shown after a second), then the verdict
+    await page.js(_in_kernel("ex.trials.value = 60_000_000"), 60)
+    await page.js(
+        "[...document.querySelectorAll('button')].find(b => b.textContent.includes('simulate')).click(), true"
     )
+    bar = await page.until(
+        f"{OUTPUTS}.find(t => t.includes('trial/s'))", 300, "the simulation's progress bar"
+    )
+    verdict = await page.until(f"{OUTPUTS}.find(t => t.includes('trials at seed'))", 300, "the verdict")
     ws.close()
-    return {"before": before, "after": after, "first": first, "moved": moved, "kernel": kernel}
+    return {"before": before, "after": after, "first": first, "moved": moved, "kernel": kernel, "bar": bar,
+            "verdict": verdict}  # fmt: skip
+
+
+def _in_kernel(code: str) -> str:
+    """JavaScript that runs ``code`` in the notebook's kernel and returns what it printed."""
+    return f"""(async () => {{
+        const k = {NOTEBOOK}.sessionContext.session.kernel;
+        const f = k.requestExecute({{code: {json.dumps(code)}}});
+        let out = '';
+        f.onIOPub = m => {{ if (m.header.msg_type === 'stream') {{ out += m.content.text; }} }};
+        await f.done;
+        return out; }})()"""
 
 
 def test_a_slider_moved_in_jupyterlab_redraws_the_figure(tmp_path):
@@ -179,3 +191,5 @@ def test_a_slider_moved_in_jupyterlab_redraws_the_figure(tmp_path):
     to_hit, hit = seen["kernel"].split()
     spec = critlab.get_system("thac0").make_spec(thac0=15, target_ac=5, to_hit=1)
     assert int(to_hit) == 1 and float(hit) == critlab.exact(spec).outcomes["hit"]
+    assert "/60.0M" in seen["bar"]  # tqdm's bar, in the explorer's own output
+    assert "60,000,000 trials at seed 1" in seen["verdict"] and "Passed" in seen["verdict"]
