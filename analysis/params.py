@@ -30,7 +30,7 @@ from fractions import Fraction
 from typing import Any
 
 from critlab.analysis.dice.notation import DiceExpr, parse
-from critlab.analysis.spec_error import SpecError
+from critlab.analysis.spec_error import MissingParameter, SpecError
 
 INT_LO, INT_HI = -1000, 1000
 _META = "critlab.param"
@@ -317,7 +317,7 @@ def check_declared(spec: Any) -> None:
             if decl.optional or not used:
                 continue
             if default_of(type(spec), name) is None:
-                raise SpecError(name, value, f"is required here: {decl.kind.describe()}")
+                raise MissingParameter(name, decl.kind.describe())
         normal = decl.kind.check(name, value)
         if normal is not value and type(normal) is not type(value):
             object.__setattr__(spec, name, normal)  # np.int64(3) -> 3: plain values in JSON

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from critlab.analysis.dice.notation import DiceExpr
 from critlab.analysis.params import INT_HI, INT_LO, Int, check_declared, declared
 from critlab.analysis.params import check_dice as check_dice  # re-exported: the systems read it here
+from critlab.analysis.spec_error import MissingParameter as MissingParameter  # re-exported
 from critlab.analysis.spec_error import SpecError
 
 

@@ -224,6 +224,20 @@ def for_lines(colour: Any, minimum: float = MIN_LINE_CONTRAST) -> str:
 LINE_QUALITATIVE = tuple(for_lines(c) for c in QUALITATIVE if c != "#F0E442")
 
 
+# Line markers in order: every series of a figure has a colour and a marker, so series
+# stay apart in grey print, for colour-blind readers and where two lines overlap.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
+
+
+def marker(i: int) -> str:
+    """The ``i``-th series' marker (they repeat after :data:`MARKERS`).
+
+    >>> marker(0), marker(1), marker(len(MARKERS))
+    ('o', 's', 'o')
+    """
+    return MARKERS[i % len(MARKERS)]
+
+
 def line_ordered_colors(values: Sequence[Any], cmap: str = ORDERED_CMAP) -> dict[Any, str]:
     """Colours for an ordered series of lines (THAC0 20, 15, 10): the dark part of the
     ordered map, every one at 3:1 on white (viridis's pale end draws no line)."""

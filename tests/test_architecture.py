@@ -34,7 +34,7 @@ LAYERS = (
         (
             "critlab.analysis",  # the package itself, and its top-level modules unless named below
             "critlab.analysis.dist",
-            "critlab.analysis.text",  # numbers read from text and written for machines
+            "critlab.analysis.text",  # numbers read from text and written for machines; documents read
             "critlab.analysis.spec_error",
             "critlab.analysis.display",  # a distribution shown (display.dist)
         ),

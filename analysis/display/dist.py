@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from critlab.analysis.text.human import percent
+
 # Dist is named, never imported: it imports this module for its display
 Dist = Any
 
@@ -32,24 +34,6 @@ FIRST_COLOUR = "#0072B2"
 """The first colour of :data:`critlab.analysis.style.QUALITATIVE` (a test holds them
 equal): named here, since the style module sits above ``Dist`` (it reads parameters'
 declarations) and this one below it."""
-
-
-def percent(p: float) -> str:
-    """A probability as a percentage with two decimals ("<0.01%" for a positive one
-    below, ">99.99%" for one short of 1 above).
-
-    >>> percent(0.1), percent(0.0), percent(3e-5), percent(0.99999), percent(1.0)
-    ('10.00%', '0.00%', '<0.01%', '>99.99%', '100.00%')
-    """
-    if p <= 0.0:
-        return "0.00%"
-    if p >= 1.0 - 1e-12:  # 1 up to the rounding of a sum of many terms
-        return "100.00%"
-    if p < 0.00005:
-        return "<0.01%"
-    if p >= 0.99995:
-        return ">99.99%"
-    return f"{p * 100:.2f}%"
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], caption: str = "") -> str:
@@ -138,7 +122,6 @@ __all__ = [
     "new_axes",
     "dist_rows",
     "dist_summary",
-    "percent",
     "plot_dist",
     "short",
     "table",

@@ -6,7 +6,9 @@ shifted adds of its states), counted from sizes alone, so an estimate is the sam
 machine. :data:`BUDGET` bounds a whole run (a tune's grid, a sensitivity, a report's
 section or its balance checks): :func:`check_budget` refuses one over it before any work,
 in one line naming what to shrink. The estimates of a spec's and a fight's points are in
-:mod:`critlab.analysis.design.cost`; an encounter's is here, where encounter tuning reads it.
+:mod:`critlab.analysis.design.cost`; an encounter's is here, where encounter tuning reads it,
+with what systems' and encounters' runs share beside: the names that narrow a sensitivity
+(:func:`narrowed`) and the error of a tune of which no point has a value (:func:`no_value`).
 
 >>> check_budget(Work(10, 1e6), "vary", "use fewer points") is None
 True
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -164,6 +166,49 @@ def check_budget(work: Work, name: str, shrink: str) -> None:
         )
 
 
+def narrowed(
+    candidates: Sequence[str], only: Iterable[str] | None, what: str, name: str = "only"
+) -> list[str]:
+    """``candidates`` narrowed to those ``only`` names (snake or kebab case), in the
+    candidates' order, so a sensitivity computes (and its budget counts) only those; a
+    SpecError naming ``name`` for a name that is not one, or twice.
+
+    >>> narrowed(["to_hit", "thac0", "target_ac"], ["target-ac", "to_hit"], "an integer parameter")
+    ['to_hit', 'target_ac']
+    """
+    if only is None:
+        return list(candidates)
+    if isinstance(only, str):
+        only = [only]
+    wanted: list[str] = []
+    known = {c.replace("-", "_"): c for c in candidates}
+    for given in only:
+        key = str(given).strip().replace("-", "_")
+        if key not in known:
+            shown = ", ".join(candidates) or "none"
+            raise SpecError(name, given, f"is not {what} here; the sensitivity's: {shown}")
+        if known[key] in wanted:
+            raise SpecError(name, given, "is named twice")
+        wanted.append(known[key])
+    if not wanted:
+        raise SpecError(name, "", f"name at least one, e.g. {candidates[0] if candidates else 'hp'}")
+    return [c for c in candidates if c in wanted]
+
+
+def no_value(points: int, refused: int, null: int, quantity: str, first_refusal: str | None) -> SpecError:
+    """The error of a run of many exact points (a tune) of which none has a value: every
+    point refused by the rules (the first refusal's reason said), or the quantity null.
+
+    >>> for part in str(no_value(3, 3, 0, "crit", "at crit_range=21: ...")).split("; "):
+    ...     print(part)
+    parameter vary = 3 points: no point has a value (3 refused by the rules, 0 with a null crit)
+    the first refused at crit_range=21: ...
+    """
+    counts = f"{refused:,} refused by the rules, {null:,} with a null {quantity}"
+    why = f"; the first refused {first_refusal}" if first_refusal else f"; {quantity} is null at every point"
+    return SpecError("vary", f"{points:,} points", f"no point has a value ({counts}){why}")
+
+
 __all__ = [
     "BUDGET",
     "CALL_COST",
@@ -176,4 +221,6 @@ __all__ = [
     "check_encounter_grid",
     "corners",
     "encounter_work",
+    "narrowed",
+    "no_value",
 ]

@@ -27,14 +27,12 @@ from __future__ import annotations
 
 import hashlib
 import math
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from critlab.analysis.design.sweep import grid_points
 from critlab.analysis.mechanic.load import resolve_from
 from critlab.analysis.params import WrittenFloat
-from critlab.analysis.report.bounded import check_tree, read_bounded, too_deep
 from critlab.analysis.report.checks import parse_checks
 from critlab.analysis.report.encounter_read import parse_encounters
 from critlab.analysis.report.lead import check_lead, report_keys
@@ -60,6 +58,7 @@ from critlab.analysis.report.sweeps import cumulative_outcomes, fight_table, pro
 from critlab.analysis.run import MAX_SEED, MAX_TRIALS
 from critlab.analysis.spec import Spec, SpecError
 from critlab.analysis.systems import MODULES, RuleSystem, registry
+from critlab.analysis.text.documents import load_toml
 
 __all__ = ["ConfigError", "ReportConfig", "SweepSection", "ValidationSection", "load_config", "parse_config"]
 
@@ -121,6 +120,8 @@ def _sweep_section(
     base_specs: dict[str | None, Spec] = {}
     first: Spec | None = None
     specs: list[Spec] = []
+    points = [{**params, **v, **p} for v in variants.values() for p in grid_points(**grid)]
+    notation_section_work(system, points, r)  # before any spec: building one computes its dice
     for vname, vparams in variants.items():
         vsources = {k: f"{_variant_key(r, set_name, vname, sets)}.{k}" for k in vparams}
         for point in grid_points(**grid):
@@ -214,6 +215,17 @@ def section_work(specs: list[Spec], fight: dict[str, int], r: Reader) -> None:
         raise r.error("grid", str(exc)) from None
 
 
+def notation_section_work(system: RuleSystem, points: list[dict[str, Any]], r: Reader) -> None:
+    """:func:`section_work` from the points' parameters read as notation, before any spec
+    is built (building one computes its dice)."""
+    from critlab.analysis.design.cost import check_budget, notation_work
+
+    try:
+        check_budget(notation_work(system, points), "grid", "use fewer grid points or smaller dice")
+    except SpecError as exc:
+        raise r.error("grid", str(exc)) from None
+
+
 def _panels(s: SweepSection) -> int:
     if s.chart == "stacked":
         return math.prod(len(a.values) for a in s.axes[1:])
@@ -268,17 +280,9 @@ def load_config(path: str | Path | None = None) -> ReportConfig:
     file = str(path) if path is not None else "analysis/report/default.toml"
     path = Path(path) if path is not None else DEFAULT_CONFIG
     try:
-        raw = read_bounded(path, file, "")
-        data = tomllib.loads(raw.decode("utf-8"), parse_float=WrittenFloat)  # decimals as written
-    except RecursionError:
-        raise too_deep(file, "") from None
+        data, raw = load_toml(path, file, parse_float=WrittenFloat, error=ConfigError)  # decimals as written
     except OSError as exc:
         raise ConfigError(file, "", f"cannot read the configuration: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(file, "", f"not valid TOML: {exc}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(file, "", "not valid TOML: the file is not UTF-8 text") from None
-    check_tree(data, file)
     return parse_config(data, file, sha256=hashlib.sha256(raw).hexdigest())
 
 
