@@ -97,6 +97,10 @@ class Spec:
         """A copy with some parameters changed (validated again)."""
         return dataclasses.replace(self, **changes)
 
+    def __model__(self) -> Any:
+        """The model at this spec's point (see :func:`critlab.analysis.model.model_of`)."""
+        return system_of(self).model(self)
+
 
 def system_of(spec: Any) -> Any:
     """The rule system a spec belongs to (each spec class knows its own, designers'

@@ -6,14 +6,16 @@
   best): one sequential colour map, light to dark, so order reads as order.
 - **A colour-blind-safe qualitative palette** (Okabe & Ito) for variants (weapons,
   skills, roll modes).
-- **Human axis labels** from the parameters' declarations (``target_ac`` → "target AC").
+- **Human axis labels** (:func:`label_text`): a declared label and unit, else the
+  project's word (``expected_damage`` → "expected damage"); :func:`critlab.analysis.params.axis_label`
+  reads the declaration.
 - **Legends that never clip**: :func:`legend_outside` places a legend beside the axes
   and lets constrained layout make room; :func:`legend_inside_figure` checks it.
 
 >>> colours = outcome_colors(("failure", "success"), {"failure": -1, "success": 1})
 >>> colours["failure"] != colours["success"]
 True
->>> axis_label("expected_damage")
+>>> label_text("expected_damage")
 'expected damage'
 """
 

@@ -39,6 +39,7 @@ _API = {
     "Combatant": ("critlab.analysis.encounter.declare", "Combatant"),
     "encounter": ("critlab.analysis.encounter", "encounter"),
     "exact": ("critlab.analysis.api", "exact"),
+    "explore": ("critlab.analysis.views.explore", "explore"),  # sliders of any model, in Jupyter
     "fight": ("critlab.analysis.fight.exact", "fight"),
     "get_system": ("critlab.analysis.systems", "get_system"),
     "mechanic": ("critlab.analysis.mechanic", "mechanic"),

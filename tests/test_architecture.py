@@ -51,6 +51,8 @@ LAYERS = (
             "critlab.analysis.tally",
             "critlab.analysis.run",
             "critlab.analysis.validate",
+            "critlab.analysis.work",  # one point's work estimate, shared by every kind of model
+            "critlab.analysis.model",  # the Model protocol every kind of thing answers
         ),
     ),
     ("systems", ("critlab.analysis.systems",)),  # the d20 roll modes among them
@@ -78,6 +80,8 @@ FOUNDATIONS = {
     "run",
     "validate",
     "style",
+    "work",
+    "model",
 }
 
 
