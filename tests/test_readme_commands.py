@@ -59,7 +59,9 @@ def test_every_readme_command_runs_as_printed(tmp_path):
     env = dict(os.environ)
     env.pop("CRITLAB_DIALECT", None)
     for command, shown in commands():
-        run = subprocess.run(_argv(command), cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
+        run = subprocess.run(
+            _argv(command), cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600
+        )
         assert run.returncode == 0, f"{command}\n{run.stderr[-2000:]}"
         printed = {" ".join(line.split()) for line in run.stdout.splitlines()}
         for line in shown:
