@@ -66,5 +66,24 @@ class SpecError(ValueError):
         super().__init__(f"parameter {shown(name)} = {shown(value)}: {allowed}")  # a typed name may be long
 
 
+class MissingParameter(SpecError):
+    """A required parameter that was not given: named for what it is, not as a value.
+
+    >>> str(MissingParameter("attack_bonus", "an integer in -1000..1000"))
+    'parameter attack_bonus is required here: an integer in -1000..1000'
+    >>> MissingParameter("attack_bonus", "an integer in -1000..1000").flag_text()
+    '--attack-bonus is required: an integer in -1000..1000'
+    """
+
+    def __init__(self, name: str, kind: str) -> None:
+        self.kind = kind
+        super().__init__(name, None, f"is required here: {kind}")
+        ValueError.__init__(self, f"parameter {name} is required here: {kind}")
+
+    def flag_text(self) -> str:
+        """The command line's words: the flag to give."""
+        return f"--{self.name.replace('_', '-')} is required: {self.kind}"
+
+
 # Shown under the module users import it from.
-SpecError.__module__ = "critlab.analysis.spec"
+SpecError.__module__ = MissingParameter.__module__ = "critlab.analysis.spec"

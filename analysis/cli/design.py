@@ -52,6 +52,9 @@ def _add_params(parser: argparse.ArgumentParser, system: Any, skip: tuple[str, .
             fight.add_argument(_flag(name), dest=f"p_{name}", metavar="INT", help=_FIGHT_HELP[name])
 
 
+SYSTEM_HELP = "a rule system below, an encounter file (FILE.toml) or a mechanic (file.py:function)"
+
+
 def add_parsers(subparsers: Any, mechanics: Sequence[Any] = ()) -> None:
     """Add ``tune`` and ``sensitivity`` (one sub-subcommand per system, and per mechanic
     named on the command line) to ``subparsers``."""
@@ -59,7 +62,7 @@ def add_parsers(subparsers: Any, mechanics: Sequence[Any] = ()) -> None:
     sens = subparsers.add_parser("sensitivity", help="every quantity at each integer parameter ± 1")
     for command in (tune, sens):
         systems = command.add_subparsers(
-            dest="system", required=True, metavar="SYSTEM", parser_class=type(command)
+            dest="system", required=True, metavar="SYSTEM", parser_class=type(command), help=SYSTEM_HELP
         )
         for system in (*registry().values(), *mechanics):
             sp = systems.add_parser(system.name, help=system.title)

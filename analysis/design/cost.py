@@ -43,12 +43,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from critlab.analysis.dice.limits import limits
-from critlab.analysis.dice.notation import parse
 from critlab.analysis.fight.work import (
     BUDGET,
     MAX_PROBES,
-    POINT_COST,
     STATE_COST,
     Work,
     check_budget,
@@ -58,71 +55,25 @@ from critlab.analysis.fight.work import (
 from critlab.analysis.params import Dice, declared, default_of
 from critlab.analysis.spec import Spec, SpecError
 
+# A point's own work is the foundations' (every kind of model estimates its own there).
+from critlab.analysis.work import (
+    DICE_VALUE_COST,
+    EXPRESSION_COST,
+    POINT_COST,
+    STEP_COST,
+    SUM_COST,
+    VALUE_COST,
+    dice_of,
+    dice_work,
+    spec_work,
+)
+
 # At most this many of a sweep's specs are read for their own work (from parameters only).
 SAMPLE = 4096
 # At most this many points, and distinct expressions, are read from the notation alone.
 NOTATION_SAMPLE = 256
 # Fights whose estimate is kept: checks and a grid's corners repeat a spec and a fight.
 _KEPT = 64
-# Each value a point's dice distributions span, at every point: the systems' models
-# convolve (FFT), mix, clip and sum them with compensated sums, ~0.6-1.5 us a value
-# (thac0, crit-range and crits-cats over 1d8 .. 100d1000, measured on the development
-# machine, where a unit is 0.26-0.45 ns).
-VALUE_COST = 3000.0
-# The dice engine, once per distinct expression (measured likewise over 1d8 .. 100d1000,
-# pools, explosions, rerolls and groups): its fixed cost (~0.5 ms), each value of the
-# terms' distributions (~200-300 ns), each step of a pool's or a chain's exact programme
-# (2-160 ns: the count is an upper bound), and each value summed after a term (~60-200 ns).
-EXPRESSION_COST = 1.5e6
-DICE_VALUE_COST = 1000.0
-STEP_COST = 30.0
-SUM_COST = 500.0
-
-
-def dice_work(text: Any) -> tuple[float, float]:
-    """``(per point, once)`` of one dice expression: its values mixed at every point, and
-    the dice engine's own work computing it, once. Text that is not dice notation costs
-    nothing here (the rules refuse it at the point).
-
-    >>> dice_work("2d6"), dice_work("not dice")
-    ((36000.0, 1512000.0), (0.0, 0.0))
-    >>> per, once = dice_work("100d1000")   # ~0.1 s a point in thac0's model, ~0.03 s once
-    >>> f"{per:.2g} {once:.2g}"
-    '3e+08 1e+08'
-    """
-    return _dice_work(str(text))
-
-
-@lru_cache(maxsize=4096)  # reading notation takes ~0.5 ms an expression; a grid repeats them
-def _dice_work(text: str) -> tuple[float, float]:
-    try:
-        terms = parse(text).terms
-    except ValueError:
-        return 0.0, 0.0
-    _, span, steps, summed = limits(terms)
-    once = EXPRESSION_COST + DICE_VALUE_COST * span + STEP_COST * steps + SUM_COST * summed
-    return span * VALUE_COST, once
-
-
-def dice_of(spec: Spec) -> list[str]:
-    """The dice expressions a spec's exact result uses (its dice parameters in use)."""
-    unused = spec.unused() if hasattr(spec, "unused") else frozenset()
-    out = []
-    for name, decl in declared(type(spec)).items():
-        value = getattr(spec, name, None)
-        if isinstance(decl.kind, Dice) and value is not None and name not in unused:
-            out.append(str(value))
-    return out
-
-
-def spec_work(spec: Spec) -> tuple[float, float]:
-    """``(per point, once)`` of one spec's exact result: :data:`POINT_COST`, and every dice
-    parameter it uses (:func:`dice_work`)."""
-    per, once = POINT_COST, 0.0
-    for text in dice_of(spec):
-        p, o = dice_work(text)
-        per, once = per + p, once + o
-    return per, once
 
 
 def _sample(n: int, k: int) -> list[int]:
@@ -161,7 +112,7 @@ def notation_work(system: Any, points: Sequence[Mapping[str, Any]]) -> Work:
 
     if not n:
         return Work(0, 0.0)
-    work = dice_work
+    work = lru_cache(maxsize=None)(dice_work)  # reading notation takes ~0.5 ms an expression
     picked = _sample(n, NOTATION_SAMPLE)
     per = math.fsum(POINT_COST + math.fsum(work(t)[0] for t in texts(points[i])) for i in picked)
     distinct = list(dict.fromkeys(t for p in points for t in texts(p)))

@@ -26,6 +26,7 @@ from typing import Any
 
 from critlab.analysis.fight.exact import rounds_played
 from critlab.analysis.spec import SpecError
+from critlab.analysis.work import POINT_COST  # one exact point's fixed work, estimated there
 
 # A run's total, in units: about two minutes of one core on the 2-core development
 # machine, where a unit took 0.26-0.45 ns of CPU (tunes over fights of hp 100 to 5x10^4 and
@@ -33,9 +34,6 @@ from critlab.analysis.spec import SpecError
 # largest grid a tune takes (10^5 plain points) and refuses, before any work, the runs that
 # would hold a CI report job or a terminal for an hour: almost surely a range typed too wide.
 BUDGET = 3.5e11
-# One exact point's fixed work: the spec checked, the system's model and its result built
-# (measured ~0.9-1.1 ms a point tuning crit-range and thac0; at 0.3 ns a unit).
-POINT_COST = 3e6
 # An encounter's state moved by one damage value: strided, over arrays of up to 8 MB, it
 # costs ~4 fight units (CPU time of duels of 10-900 hp, a 2 v 1 and the example party
 # against its ogre: 0.16-0.4 ns a unit at this weight, as a fight's 0.26-0.45).

@@ -47,7 +47,7 @@ from critlab.analysis.report.page import assemble, change_words, status, verdict
 from critlab.analysis.report.warm import warm_kernels
 from critlab.analysis.run import MAX_SEED, MAX_TRIALS
 from critlab.analysis.text.digits import CSV_FLOAT, plain
-from critlab.analysis.text.numtext import is_int_text, one_line
+from critlab.analysis.text.numtext import count_text, is_int_text, one_line
 from critlab.kernels.runner import resolve_seed
 
 __all__ = ["ConfigError", "ReportResult", "build_report", "load_config", "main"]
@@ -186,7 +186,10 @@ def _build(
     }
     summary = _json_safe(summary)
     files["summary.json"] = (json.dumps(plain(summary), indent=1, allow_nan=False) + "\n").encode("utf-8")
-    files["summary.md"] = stepsummary.render(summary).encode("utf-8")  # for a CI job's summary
+    probability = [c.probability() for c in cfg.checks]
+    files["summary.md"] = stepsummary.render(summary, probability=probability).encode(
+        "utf-8"
+    )  # for a CI job's summary
     _write(folder, files)
     return summary, passed, line
 
@@ -215,13 +218,15 @@ def _write(folder: ReportFolder, files: dict[str, bytes]) -> None:
         ) from None
 
 
-def _int_option(flag: str, text: str | None, lo: int, hi: int) -> int | None:
+def _int_option(flag: str, text: str | None, lo: int, hi: int, *, count: bool = False) -> int | None:
+    """An integer option; a ``count`` (``--trials``) also in exact scientific form (``1e6``)."""
     if text is None:
         return None
-    if not is_int_text(str(text)):
-        allowed = f"must be an integer in {lo}..{hi}, written in ASCII digits, got {one_line(repr(text))}"
+    value = count_text(str(text)) if count else (int(text) if is_int_text(str(text)) else None)
+    if value is None:
+        form = "written in ASCII digits" + (", e.g. 20000 or 2e4" if count else "")
+        allowed = f"must be an integer in {lo}..{hi}, {form}, got {one_line(repr(text))}"
         raise ConfigError("command line", flag, allowed)
-    value = int(text)
     if not lo <= value <= hi:
         raise ConfigError("command line", flag, f"must be an integer in {lo}..{hi}, got {value}")
     return value
@@ -235,7 +240,7 @@ def main(args: argparse.Namespace) -> int:
         result = build_report(
             args.config,
             out=args.out,
-            trials=_int_option("--trials", args.trials, 1, MAX_TRIALS),
+            trials=_int_option("--trials", args.trials, 1, MAX_TRIALS, count=True),
             seed=_int_option("--seed", args.seed, 0, MAX_SEED),
             baseline=args.baseline,
             progress=not args.no_progress,

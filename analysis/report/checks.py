@@ -54,6 +54,7 @@ from critlab.analysis.report.words import words
 from critlab.analysis.spec import Spec, SpecError
 from critlab.analysis.spec_error import quoted
 from critlab.analysis.systems import MODULES, registry
+from critlab.analysis.text.human import number
 
 __all__ = ["Check", "checks_blocks", "checks_verdict", "parse_checks", "run_checks"]
 
@@ -85,6 +86,15 @@ class Check:
     def origin(self) -> dict[str, Any]:
         """What the check holds, as its summary row names it."""
         return {"system": self.system}
+
+    def probability(self) -> bool:
+        """Whether the quantity is a probability (an outcome, outcomes joined, a ``p_``
+        metric; a fight's own outcomes), shown in percent, else an amount."""
+        try:
+            where = self.quantity.resolve(self.quantity.system.exact(self.spec))
+        except QuantityError:  # the fight's: its outcomes and p_ metrics are probabilities
+            return self.quantity.parts[0] in ("defeated", "undecided") or self.quantity.name.startswith("p_")
+        return where.indices is not None or str(where.metric).startswith("p_")
 
 
 def _bound_text(lo: float | None, hi: float | None) -> str:
@@ -286,27 +296,44 @@ def checks_verdict(results: list[dict[str, Any]]) -> tuple[str, bool]:
     return f"Balance checks FAILED: {len(failed)} of {n} ({', '.join(failed)}).", False
 
 
-def _number(x: float | None) -> str:
-    return "null" if x is None else f"{x:.10g}"
+def _bound_cell(x: float | None, probability: bool) -> str:
+    """A bound as the designer wrote it, in the value's unit (0.09 of a probability is 9%)."""
+    if x is None:
+        return "–"
+    return f"{100 * x:.6g}%" if probability else f"{x:g}"
 
 
-def checks_blocks(results: list[dict[str, Any]]) -> list:
-    """The report's "Balance checks" part: the verdict line and a table of every check."""
+def check_cells(row: Mapping[str, Any], probability: bool) -> tuple[str, str, str]:
+    """A check's value, min and max as the page and ``summary.md`` show them: in percent
+    for a probability (a check named "crits 9-11%" reads 10.00%, 9%, 11%).
+
+    >>> check_cells({"value": 0.1, "min": 0.09, "max": 0.11}, True)
+    ('10.00%', '9%', '11%')
+    >>> check_cells({"value": 3.375, "min": 3, "max": None}, False)
+    ('3.375', '3', '–')
+    """
+    value = number(row["value"], probability=probability, missing="null")
+    return value, _bound_cell(row["min"], probability), _bound_cell(row["max"], probability)
+
+
+def checks_blocks(results: list[dict[str, Any]], checks: Any = ()) -> list:
+    """The report's "Balance checks" part: the verdict line and a table of every check,
+    a probability's value and bounds in percent (``checks``, the checks behind
+    ``results`` in order, say which quantities are probabilities)."""
     if not results:
         return []
     line, ok = checks_verdict(results)
+    probability = [c.probability() for c in checks] if checks else [False] * len(results)
     rows = [
         [
             r["name"],
             r["system"] if "system" in r else f"encounter {r['encounter']}",
             # hit+critical_hit -> "hit or critical hit"; a_wins -> "P(side a wins)"
             words(r["quantity"]) if "system" in r else quantity_text(r["quantity"]),
-            _number(r["value"]),
-            "–" if r["min"] is None else f"{r['min']:g}",
-            "–" if r["max"] is None else f"{r['max']:g}",
+            *check_cells(r, prob),
             "pass" if r["passed"] else "FAIL",
         ]
-        for r in results
+        for r, prob in zip(results, probability, strict=True)
     ]
     table = Table(
         ["check", "system", "quantity", "value", "min", "max", "result"],
@@ -314,6 +341,7 @@ def checks_blocks(results: list[dict[str, Any]]) -> list:
         caption="Each check's exact value against its inclusive bounds (within 1e-12); a null value fails.",
         label_columns=3,
         failed_rows=tuple(i for i, r in enumerate(results) if not r["passed"]),
+        stack=True,
     )
     # the page's status banner already says pass or fail for checks and validations together
     return [Heading(2, "Balance checks", "balance-checks"), Paragraph(line), table]

@@ -40,7 +40,7 @@ from critlab.analysis.encounter.exact import LABELS, STATE_LIMIT, state_count
 from critlab.analysis.encounter.load import load_encounter
 from critlab.analysis.encounter.tuning import quantity_of, setting_kind, with_settings
 from critlab.analysis.fight.work import Work, check_budget, encounter_work
-from critlab.analysis.report.encounter_words import quantity_text, setting_text
+from critlab.analysis.report.encounter_words import is_probability, quantity_text, setting_text
 from critlab.analysis.report.reading import ConfigError, Reader, section_id, shown
 from critlab.analysis.spec import SpecError
 from critlab.analysis.spec_error import quoted
@@ -98,6 +98,9 @@ class EncounterCheck:
 
     def params(self) -> dict[str, Any]:
         return dict(self.settings)
+
+    def probability(self) -> bool:
+        return is_probability(self.quantity.name)
 
     def value(self) -> float | None:
         from critlab.analysis.encounter.exact import exact_encounter
