@@ -36,6 +36,9 @@ from typing import Any
 
 import numpy as np
 
+from critlab.analysis.mechanic.checks import MechanicError as MechanicError  # its home for callers
+from critlab.analysis.mechanic.checks import check_no_random, check_no_recursion, where
+from critlab.analysis.mechanic.division import as_load, checked_division, division_globals
 from critlab.analysis.mechanic.loops import INTERRUPT as INTERRUPT  # re-exported: rules compiled
 from critlab.analysis.mechanic.loops import MAX_LOOP_RUNS as MAX_LOOP_RUNS  # and cached earlier
 from critlab.analysis.mechanic.loops import STOP_ARGUMENT, BoundLoops, LoopLimit, interruptible, rule_globals
@@ -49,10 +52,6 @@ _READ_POOL = "_critlab_read_pool"
 _MUTATORS = frozenset("sort fill put resize itemset partition setfield byteswap".split())
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _LOCATION = re.compile(r'File "([^"]+)", line (\d+)')
-
-
-class MechanicError(ValueError):
-    """A mechanic that cannot be declared, compiled or computed: one line naming it."""
 
 
 @dataclass(frozen=True)
@@ -104,9 +103,7 @@ class Compiled:
         return [self.rule, *self.kernels]
 
 
-def _where(fn: Any, node: ast.AST | None = None) -> str:
-    line = getattr(node, "lineno", None) or fn.__code__.co_firstlineno
-    return f"{fn.__qualname__} ({fn.__code__.co_filename}, line {line})"
+_where = where
 
 
 def _source_tree(fn: Any) -> ast.FunctionDef:
@@ -144,62 +141,6 @@ def _check_signature(fn: Any, node: ast.FunctionDef, inputs: Sequence[str], para
     for name in inputs:
         if name not in names:
             raise MechanicError(f"{_where(fn, node)}: input {name!r} is declared but not an argument")
-
-
-# Modules whose functions draw random numbers: a rule that calls one is not a function of
-# its inputs, so its "exact" answer would be one random draw and its simulation unseeded.
-_RANDOM_MODULES = ("random", "secrets", "numpy.random")
-
-
-def _random_source(obj: Any) -> bool:
-    """A random module, one of its functions, or a generator (``np.random.default_rng()``)."""
-    names = [obj.__name__] if inspect.ismodule(obj) else [getattr(obj, "__module__", None)]
-    names.append(type(obj).__module__)
-    return any(
-        isinstance(name, str) and any(name == m or name.startswith(m + ".") for m in _RANDOM_MODULES)
-        for name in names
-    )
-
-
-def _check_no_random(fn: Any, node: ast.FunctionDef) -> None:
-    """Refuse, when the mechanic is declared, a rule that names a random generator of its
-    own (``random.randint``, ``np.random.integers``, a ``from random import`` name): the
-    rule's dice are its declared inputs."""
-    local = {x.arg for x in ast.walk(node.args) if isinstance(x, ast.arg)}
-    local |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-
-    def resolve(n: ast.AST) -> Any:
-        if isinstance(n, ast.Name):
-            return None if n.id in local else fn.__globals__.get(n.id)
-        if isinstance(n, ast.Attribute):
-            base = resolve(n.value)
-            return getattr(base, n.attr, None) if inspect.ismodule(base) else None
-        return None
-
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name | ast.Attribute):
-            obj = resolve(sub)
-            if obj is not None and _random_source(obj):
-                raise MechanicError(
-                    f"{_where(fn, sub)}: the rule draws its own random numbers ({ast.unparse(sub)}); "
-                    "declare its dice as inputs, which the exact walk enumerates and the simulation rolls"
-                )
-
-
-def _check_no_recursion(fn: Any, node: ast.FunctionDef) -> None:
-    """Refuse a rule that calls itself: its depth would be bounded by nothing (the loop
-    bound counts iterations, not calls), and Numba compiles no call to the declared
-    mechanic; a repetition is a loop."""
-    local = {x.arg for x in ast.walk(node.args) if isinstance(x, ast.arg)}
-    local |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    if fn.__name__ in local:
-        return
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == fn.__name__:
-            raise MechanicError(
-                f"{_where(fn, sub)}: the rule calls itself ({fn.__name__}(...)); a mechanic is one run "
-                "of its rule: write the repetition as a loop"
-            )
 
 
 class _Rewrite(ast.NodeTransformer):
@@ -244,8 +185,27 @@ class _Rewrite(ast.NodeTransformer):
         )
         return ast.copy_location(call, node)
 
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        return checked_division(node.left, node.op, node.right, node) or node
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
+        self.generic_visit(node)
+        load = as_load(node.target)
+        call = checked_division(load, node.op, node.value, node) if load is not None else None
+        if call is None:
+            return node
+        return ast.copy_location(ast.Assign(targets=[node.target], value=call), node)
+
     def visit_Return(self, node: ast.Return) -> ast.AST:
         self.generic_visit(node)
+        returned = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+        for part in returned:
+            if isinstance(part, ast.List | ast.ListComp | ast.Set | ast.SetComp | ast.Dict | ast.DictComp):
+                raise MechanicError(
+                    f"{_where(self.fn, part)}: returns a {type(part).__name__.removesuffix('Comp').lower()}; "
+                    'return a label and the declared values as a tuple (return "hit", damage)'
+                )
         if isinstance(node.value, ast.Tuple) and node.value.elts:
             node.value.elts[0] = self._label(node.value.elts[0])
         elif node.value is not None:
@@ -277,8 +237,8 @@ def rewrite(
     """
     node = _source_tree(fn)
     _check_signature(fn, node, inputs, params)
-    _check_no_random(fn, node)
-    _check_no_recursion(fn, node)
+    check_no_random(fn, node)
+    check_no_recursion(fn, node)
     takes = {x.arg for x in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
     node.decorator_list = []
     node.returns = None
@@ -367,6 +327,7 @@ def compile_rule(
         namespace.update(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__), strict=True))
     namespace[_READ] = km.read
     namespace[_READ_POOL] = km.read_pool
+    namespace.update(division_globals())
     namespace.update(rule_globals())
     # Numba imports the module a cached function names when it loads it: one that any
     # process can import (a rules file's own module may not be loaded there yet)
@@ -377,7 +338,7 @@ def compile_rule(
     signature = (typeof(np.zeros(km.MEM_SIZE, np.int64)), *(typeof(p) for p in params))
     try:
         rule.compile(signature)
-    except NumbaError as exc:
+    except (NumbaError, TypeError, ValueError, LookupError) as exc:  # Numba's own, or its typing's
         raise MechanicError(_one_line(fn, exc)) from None
     ret = rule.overloads[rule.signatures[-1]].signature.return_type
     returns_tuple = _returns(fn, ret, len(value_names), value_names)
@@ -403,13 +364,15 @@ def raised_by_rule(fn: Any, exc: BaseException, *, surely: bool = False) -> Mech
 
     file = fn.__code__.co_filename
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.name == fn.__name__]
-    if not frames and not surely:
+    # a checked division (critlab.kernels.mechanic.checked_floordiv) carries its line
+    division = isinstance(exc, ZeroDivisionError) and len(exc.args) == 2 and type(exc.args[1]) is int
+    if not frames and not surely and not division:
         return None
     own = [f for f in frames if f.filename == file]
-    line = own[-1].lineno if own else fn.__code__.co_firstlineno
+    line = exc.args[1] if division else own[-1].lineno if own else fn.__code__.co_firstlineno
     if isinstance(exc, LoopLimit):
         return MechanicError(f"{fn.__qualname__} ({file}, line {line}): {exc}")
-    reason = " ".join(str(exc).split()) or "(no message)"
+    reason = " ".join(str(exc.args[0] if division else exc).split()) or "(no message)"
     if len(reason) > 240:
         reason = reason[:237] + "..."
     return MechanicError(
