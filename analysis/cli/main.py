@@ -234,6 +234,9 @@ def _print_result(result, *, simulated: bool) -> None:
                 "metrics", [(k, "null" if v is None else f"{v:.6g}") for k, v in result.metrics.items()]
             )
         )
+    policy = getattr(result, "policy_lines", None)  # a choosing mechanic's best play, in words
+    if policy is not None:
+        print("policy (best play)\n" + "\n".join(f"  {line}" for line in policy()))
 
 
 def _cmd_dice(args: argparse.Namespace) -> int:

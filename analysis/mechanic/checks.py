@@ -12,6 +12,10 @@ class MechanicError(ValueError):
     """A mechanic that cannot be declared, compiled or computed: one line naming it."""
 
 
+class ExactTooLarge(MechanicError):
+    """The exact engine refuses a mechanic (too many combinations or value bins)."""
+
+
 def where(fn: Any, node: ast.AST | None = None) -> str:
     """``rule (file, line N)``: the rule and the line of ``node`` (default: its first)."""
     line = getattr(node, "lineno", None) or fn.__code__.co_firstlineno

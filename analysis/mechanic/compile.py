@@ -38,6 +38,7 @@ import numpy as np
 
 from critlab.analysis.mechanic.checks import MechanicError as MechanicError  # its home for callers
 from critlab.analysis.mechanic.checks import check_no_random, check_no_recursion, where
+from critlab.analysis.mechanic.choices import BEGIN, CHOOSE, POLICY, ChooseRewrite, Site, find_sites
 from critlab.analysis.mechanic.division import as_load, checked_division, division_globals
 from critlab.analysis.mechanic.loops import INTERRUPT as INTERRUPT  # re-exported: rules compiled
 from critlab.analysis.mechanic.loops import MAX_LOOP_RUNS as MAX_LOOP_RUNS  # and cached earlier
@@ -63,6 +64,7 @@ class Rewritten:
     line: int
     code: Any
     digest: str = ""  # the rewritten tree's hash, line numbers included (the cache's key)
+    sites: tuple[Site, ...] = ()  # its choose calls (critlab.analysis.mechanic.choices)
 
 
 @dataclass
@@ -85,22 +87,39 @@ class Compiled:
     kernels: km.Kernels | None = None
     fell_back: bool = False
     cache: tuple[str, str] | None = None  # (folder, key) of the disk cache, or none
+    # a choosing rule: its objective's value index (None: labels), and its solve walk
+    objective: tuple[int | None] | None = None
+    solve: Any = None
 
     def __post_init__(self) -> None:
         self.kernels = km.make_kernels(
             self.inlined, self.n_params, self.n_values, self.returns_tuple, cache=self.cache
         )
+        self._solver(self.inlined, "")
+
+    def _solver(self, user: Any, tag: str) -> None:
+        if self.objective is not None:
+            from critlab.kernels.choices import make_solver
+
+            self.solve = make_solver(
+                user, self.n_params, self.returns_tuple, self.objective[0], cache=self.cache, tag=tag
+            )
 
     def fall_back(self) -> None:
         self.kernels = km.make_kernels(
             self.rule, self.n_params, self.n_values, self.returns_tuple, cache=self.cache, tag="called_"
         )
+        self._solver(self.rule, "called_")
         self.fell_back = True
+
+    def driver(self, name: str) -> Any:
+        """Driver ``name``: one of :class:`~critlab.kernels.mechanic.Kernels`, or ``solve``."""
+        return self.solve if name == "solve" else getattr(self.kernels, name)
 
     def dispatchers(self) -> list[Any]:
         """The rule's and its drivers' Numba dispatchers (their ``stats`` count cache
         hits and misses)."""
-        return [self.rule, *self.kernels]
+        return [self.rule, *self.kernels, *([self.solve] if self.solve is not None else [])]
 
 
 _where = where
@@ -242,10 +261,16 @@ def rewrite(
     takes = {x.arg for x in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
     node.decorator_list = []
     node.returns = None
+    sites = tuple(find_sites(fn, node, pools))
     node = _Rewrite(fn, inputs, labels, pools).visit(node)
+    if sites:  # after the rewrite: the seen values' inputs are reads
+        node = ChooseRewrite(fn, sites).visit(node)
     node = BoundLoops().visit(node)  # after the rewrite: its names are not the rule's own
     args = (
-        [_MEM] + [p if p in takes else f"_critlab_unused_{i}" for i, p in enumerate(params)] + [STOP_ARGUMENT]
+        [_MEM]
+        + [p if p in takes else f"_critlab_unused_{i}" for i, p in enumerate(params)]
+        + ([POLICY] if sites else [])
+        + [STOP_ARGUMENT]
     )
     node.args = ast.arguments(
         posonlyargs=[], args=[ast.arg(a) for a in args], kwonlyargs=[], kw_defaults=[], defaults=[]
@@ -253,7 +278,9 @@ def rewrite(
     module = ast.fix_missing_locations(ast.Module(body=[node], type_ignores=[]))
     digest = hashlib.sha256(ast.dump(module, include_attributes=True).encode()).hexdigest()
     code = compile(module, fn.__code__.co_filename, "exec")
-    return Rewritten(fn.__qualname__, fn.__code__.co_filename, fn.__code__.co_firstlineno, code, digest)
+    return Rewritten(
+        fn.__qualname__, fn.__code__.co_filename, fn.__code__.co_firstlineno, code, digest, sites
+    )
 
 
 def _one_line(fn: Any, exc: Exception) -> str:
@@ -312,6 +339,7 @@ def compile_rule(
     params: Sequence[Any],
     value_names: Sequence[str],
     cache: tuple[str, str] | None = None,
+    objective: tuple[int | None] | None = None,
 ) -> Compiled:
     """Compile the rewritten rule for parameters like ``params`` (their types), check
     what it returns, and build its drivers (compiled on their first call). With
@@ -327,6 +355,11 @@ def compile_rule(
         namespace.update(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__), strict=True))
     namespace[_READ] = km.read
     namespace[_READ_POOL] = km.read_pool
+    if rewritten.sites:  # a choosing rule: its reads are recorded, its choices the kernels'
+        from critlab.kernels import choices as kc
+
+        namespace.update({_READ: kc.read_seen, _READ_POOL: kc.read_pool_seen, CHOOSE: kc.choose_at})
+        namespace[BEGIN] = kc.begin
     namespace.update(division_globals())
     namespace.update(rule_globals())
     # Numba imports the module a cached function names when it loads it: one that any
@@ -344,7 +377,9 @@ def compile_rule(
     returns_tuple = _returns(fn, ret, len(value_names), value_names)
     inlined = njit(error_model="numpy", nogil=True, boundscheck=True, inline="always")(namespace[fn.__name__])
     seconds = time.perf_counter() - start
-    return Compiled(rule, inlined, returns_tuple, len(params), len(value_names), seconds, cache=cache)
+    return Compiled(
+        rule, inlined, returns_tuple, len(params), len(value_names), seconds, cache=cache, objective=objective
+    )
 
 
 def raised_by_rule(fn: Any, exc: BaseException, *, surely: bool = False) -> MechanicError | None:
@@ -364,8 +399,10 @@ def raised_by_rule(fn: Any, exc: BaseException, *, surely: bool = False) -> Mech
 
     file = fn.__code__.co_filename
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.name == fn.__name__]
-    # a checked division (critlab.kernels.mechanic.checked_floordiv) carries its line
-    division = isinstance(exc, ZeroDivisionError) and len(exc.args) == 2 and type(exc.args[1]) is int
+    # a checked division (critlab.kernels.division) or a choice (critlab.kernels.choices) carries its line
+    division = (
+        isinstance(exc, ZeroDivisionError | RuntimeError) and len(exc.args) == 2 and type(exc.args[1]) is int
+    )
     if not frames and not surely and not division:
         return None
     own = [f for f in frames if f.filename == file]
@@ -390,13 +427,13 @@ def run_driver(fn: Any, compiled: Compiled, name: str, *args: Any) -> Any:
     try:
         with interruptible():  # an exact walk can be long: Ctrl-C ends it
             try:
-                return getattr(compiled.kernels, name)(*args)
+                return compiled.driver(name)(*args)
             except NumbaError as exc:
                 if compiled.fell_back:
                     raise MechanicError(_one_line(fn, exc)) from None
                 compiled.fall_back()
             try:
-                return getattr(compiled.kernels, name)(*args)
+                return compiled.driver(name)(*args)
             except NumbaError as exc:
                 raise MechanicError(_one_line(fn, exc)) from None
     except Exception as exc:
@@ -405,7 +442,7 @@ def run_driver(fn: Any, compiled: Compiled, name: str, *args: Any) -> Any:
             raise
         raise own from None
     finally:
-        driver = getattr(compiled.kernels, name)
+        driver = compiled.driver(name)
         if not getattr(driver, "_critlab_timed", False) and driver.signatures:
             compiled.seconds += time.perf_counter() - start  # the first call: its compile
             driver._critlab_timed = True
