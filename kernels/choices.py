@@ -58,34 +58,54 @@ from critlab.kernels.mechanic import (
 
 FOLLOW, SOLVE, MARK, FIXED = 0, 1, 2, 3
 
-Policy = namedtuple("Policy", "mode fixed slots kstart klen site option used keys seen values sizes")
-"""A spec's choices: ``mode`` (one of the modes above, in a 1-array), ``fixed`` (an option per
-site, :data:`FIXED`), the hash table ``slots`` (entry + 1, 0 empty; a power of two long),
-per entry its key (``keys[kstart:kstart + klen]``), ``site``, ``option`` taken, ``used``
-(1 once the exact walk under the policy reached it), ``seen`` (:data:`MAX_SEEN` values)
-and ``values`` (each option's objective, :data:`MAX_OPTIONS` of them), and ``sizes``
+# The table a choosing rule reads (its policy argument): one int64 array, so that its reads
+# in a trial touch one array (measured: a tuple of arrays read in the trial loop cost about
+# 1 us a choice in reference counts, 10x the rest of the trial). A header of offsets, then
+# the hash table's slots (entry + 1, 0 empty; a power of two of them), and per entry its
+# key's length and start, the option taken and whether the exact walk reached it, the
+# fixed option of each site (FIXED), and the keys' words.
+(T_MODE, T_SLOTS, T_SLOT, T_KLEN, T_KSTART, T_OPTION, T_USED, T_FIXED, T_KEYS, T_ENTRIES, T_WORDS) = range(11)
+HEADER = 16
+
+Policy = namedtuple("Policy", "table site seen values sizes")
+"""A spec's choices: ``table`` (what the rule reads, above), and what only the solve walk
+writes and Python reads: per entry its ``site``, ``seen`` (:data:`MAX_SEEN` values) and
+``values`` (each option's objective, :data:`MAX_OPTIONS` of them), and ``sizes``
 (entries, key words)."""
 
 
-def empty_policy(mode: int, sites: int, entries: int = 0, words: int = 0) -> Policy:
+def empty_policy(mode: int, sites: int, entries: int = 1, words: int = 1) -> Policy:
     """A policy of no entries with room for ``entries`` and ``words`` of keys."""
-    slots = 1
-    while slots < 2 * max(entries, 1):
+    entries, words, slots = max(entries, 1), max(words, 1), 1
+    while slots < 2 * entries:
         slots *= 2
+    sizes = {T_SLOT: slots, T_KLEN: entries, T_KSTART: entries, T_OPTION: entries, T_USED: entries}
+    sizes.update({T_FIXED: max(sites, 1), T_KEYS: words})
+    table = np.zeros(HEADER + sum(sizes.values()), np.int64)
+    at = HEADER
+    for field, size in sizes.items():
+        table[field] = at
+        at += size
+    table[T_MODE], table[T_SLOTS], table[T_ENTRIES], table[T_WORDS] = mode, slots, entries, words
     return Policy(
-        mode=np.array([mode], np.int64),
-        fixed=np.zeros(max(sites, 1), np.int64),
-        slots=np.zeros(slots, np.int64),
-        kstart=np.zeros(max(entries, 1), np.int64),
-        klen=np.zeros(max(entries, 1), np.int64),
-        site=np.zeros(max(entries, 1), np.int64),
-        option=np.full(max(entries, 1), -1, np.int64),
-        used=np.zeros(max(entries, 1), np.int64),
-        keys=np.zeros(max(words, 1), np.int64),
-        seen=np.zeros(max(entries, 1) * MAX_SEEN, np.int64),
-        values=np.zeros(max(entries, 1) * MAX_OPTIONS),
+        table=table,
+        site=np.zeros(entries, np.int64),
+        seen=np.zeros(entries * MAX_SEEN, np.int64),
+        values=np.zeros(entries * MAX_OPTIONS),
         sizes=np.zeros(2, np.int64),
     )
+
+
+def region(table: np.ndarray, field: int, size: int) -> np.ndarray:
+    """The view of ``table``'s region ``field`` (e.g. :data:`T_OPTION`), ``size`` long."""
+    return table[table[field] : table[field] + size]
+
+
+def with_mode(policy: Policy, mode: int) -> Policy:
+    """``policy`` in another mode (a copy of its table: the other keeps its own)."""
+    table = policy.table.copy()
+    table[T_MODE] = mode
+    return policy._replace(table=table)
 
 
 @kernel(inline="always")
@@ -149,55 +169,58 @@ def _hash(mem, n):
 
 
 @kernel(inline="always")
-def lookup(pol, mem, n):
+def lookup(table, mem, n):
     """The entry of the key in ``mem[KEY:KEY + n]``, or -1."""
-    mask = np.uint64(pol.slots.shape[0] - 1)
-    s = np.int64(_hash(mem, n) & mask)
+    mask = table[T_SLOTS] - 1
+    slot, klen, kstart, keys = table[T_SLOT], table[T_KLEN], table[T_KSTART], table[T_KEYS]
+    s = np.int64(_hash(mem, n) & np.uint64(mask))
     while True:
-        e = pol.slots[s] - 1
+        e = table[slot + s] - 1
         if e < 0:
             return -1
-        if pol.klen[e] == n:
-            start = pol.kstart[e]
+        if table[klen + e] == n:
+            start = keys + table[kstart + e]
             same = True
             for j in range(n):
-                if pol.keys[start + j] != mem[KEY + j]:
+                if table[start + j] != mem[KEY + j]:
                     same = False
                     break
             if same:
                 return e
-        s = (s + 1) & np.int64(mask)
+        s = (s + 1) & mask
 
 
 @kernel(inline="always")
-def add_entry(pol, mem):
+def add_entry(table, site, seen, sizes, mem):
     """A new entry for the choice position in ``mem`` (its key, site and seen values);
     its index, or -1 when the policy is full."""
     n = mem[KEY_LEN]
-    e = pol.sizes[0]
-    w = pol.sizes[1]
-    if e >= pol.option.shape[0] or w + n > pol.keys.shape[0] or 2 * (e + 1) > pol.slots.shape[0]:
+    e = sizes[0]
+    w = sizes[1]
+    if e >= table[T_ENTRIES] or w + n > table[T_WORDS] or 2 * (e + 1) > table[T_SLOTS]:
         return -1
+    keys = table[T_KEYS]
     for j in range(n):
-        pol.keys[w + j] = mem[KEY + j]
-    pol.kstart[e] = w
-    pol.klen[e] = n
-    pol.site[e] = mem[CHOICE_SITE]
-    pol.option[e] = -1
+        table[keys + w + j] = mem[KEY + j]
+    table[table[T_KSTART] + e] = w
+    table[table[T_KLEN] + e] = n
+    table[table[T_OPTION] + e] = -1
+    site[e] = mem[CHOICE_SITE]
     for t in range(MAX_SEEN):
-        pol.seen[e * MAX_SEEN + t] = mem[SEEN_VALUES + t]
-    mask = np.uint64(pol.slots.shape[0] - 1)
-    s = np.int64(_hash(mem, n) & mask)
-    while pol.slots[s] != 0:
-        s = (s + 1) & np.int64(mask)
-    pol.slots[s] = e + 1
-    pol.sizes[0] = e + 1
-    pol.sizes[1] = w + n
+        seen[e * MAX_SEEN + t] = mem[SEEN_VALUES + t]
+    mask = table[T_SLOTS] - 1
+    slot = table[T_SLOT]
+    s = np.int64(_hash(mem, n) & np.uint64(mask))
+    while table[slot + s] != 0:
+        s = (s + 1) & mask
+    table[slot + s] = e + 1
+    sizes[0] = e + 1
+    sizes[1] = w + n
     return e
 
 
 @kernel(inline="always")
-def choose_at(mem, pol, site, n, line, s0, s1, s2, s3, s4, s5, s6, s7):
+def choose_at(mem, table, site, n, line, s0, s1, s2, s3, s4, s5, s6, s7):
     """The option index taken at this choice (see the module docstring); ``line`` is the
     ``choose`` call's, named by an error."""
     k = mem[N_CHOSEN]
@@ -206,7 +229,7 @@ def choose_at(mem, pol, site, n, line, s0, s1, s2, s3, s4, s5, s6, s7):
         return 0
     if k >= MAX_CHOICES:
         raise RuntimeError("the rule made more than 32 choices in one run", line)
-    mode = pol.mode[0]
+    mode = table[T_MODE]
     mem[CHOSEN_SITES + k] = site
     if mode == SOLVE:
         if mem[CHOSEN_DONE + k] == 0:
@@ -225,14 +248,14 @@ def choose_at(mem, pol, site, n, line, s0, s1, s2, s3, s4, s5, s6, s7):
             return 0
         return mem[CHOSEN + k]
     if mode == FIXED:
-        option = pol.fixed[site]
+        option = table[table[T_FIXED] + site]
     else:
-        e = lookup(pol, mem, _write_key(mem, site, k))
+        e = lookup(table, mem, _write_key(mem, site, k))
         if e < 0:
             raise RuntimeError("this choice's position is not in the solved policy", line)
-        option = pol.option[e]
+        option = table[table[T_OPTION] + e]
         if mode == MARK:
-            pol.used[e] = 1
+            table[table[T_USED] + e] = 1
     mem[CHOSEN + k] = option
     return option
 
@@ -242,7 +265,7 @@ def choose_at(mem, pol, site, n, line, s0, s1, s2, s3, s4, s5, s6, s7):
 # of its children's (the inputs' tails count 0). counts as explore's, and [5] the policy full.
 _SOLVE = """
 def solve(p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_probs, max_leaves,
-          olab, pol, counts, root):
+          olab, table, site, seen, values, sizes, counts, root):
     mem = np.zeros(MEM_SIZE, np.int64)
     k = sup_start.shape[0]
     n_labels = olab.shape[0]
@@ -285,7 +308,7 @@ def solve(p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_probs, m
                 mem[CHOSEN_DONE + c] = 1
                 mem[CHOSEN + c] = 0
                 best[depth] = 0
-                e = add_entry(pol, mem)
+                e = add_entry(table, site, seen, sizes, mem)
                 if e < 0:
                     counts[5] = 1
                     return
@@ -306,7 +329,7 @@ def solve(p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_probs, m
             if j < MAX_INPUTS:
                 acc[d] += sup_probs[sup_start[j] + pos[d]] * v
             else:
-                pol.values[entry[d] * MAX_OPTIONS + pos[d]] = v
+                values[entry[d] * MAX_OPTIONS + pos[d]] = v
                 if pos[d] == 0 or v > acc[d] + 1e-12 * max(1.0, abs(acc[d])):
                     acc[d] = v
                     best[d] = pos[d]
@@ -323,7 +346,7 @@ def solve(p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_probs, m
             if j < MAX_INPUTS:
                 mem[DONE + j] = 0
             else:
-                pol.option[entry[d]] = best[d]
+                table[table[T_OPTION] + entry[d]] = best[d]
                 mem[CHOSEN_DONE + j - MAX_INPUTS] = 0
             depth -= 1
         if depth == 0:
@@ -346,6 +369,7 @@ def solver_namespace() -> dict:
     """The names the solve walk uses besides ``user`` and the mechanic kernels' helpers."""
     return {
         "add_entry": add_entry,
+        "T_OPTION": T_OPTION,
         "MAX_CHOICES": MAX_CHOICES,
         "MAX_INPUTS": MAX_INPUTS,
         "MAX_OPTIONS": MAX_OPTIONS,

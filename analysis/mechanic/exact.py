@@ -172,7 +172,8 @@ def exact(rule: Any, spec: Spec) -> ExactResult:
         from critlab.analysis.mechanic import policy
 
         solved = rule.solved(spec, sups)
-        params = rule.param_values(spec, policy=policy.marked(solved))
+        marked = policy.marked(solved)
+        params = rule.param_values(spec, policy=marked)
     n_values = len(rule.values)
     vmin = np.full(max(n_values, 1), np.iinfo(np.int64).max, dtype=np.int64)
     vmax = np.full(max(n_values, 1), np.iinfo(np.int64).min, dtype=np.int64)
@@ -198,7 +199,7 @@ def exact(rule: Any, spec: Spec) -> ExactResult:
             metrics[f"mean_{name}"] = d.mean
     metrics["tail"] = tail
     if solved is not None:
-        return _with_policy(rule, spec, sups, solved, params[-2], probs, distributions, metrics)
+        return _with_policy(rule, spec, sups, solved, marked, probs, distributions, metrics)
     return ExactResult(
         system=rule.name,
         params=spec.params(),

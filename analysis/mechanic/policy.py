@@ -80,7 +80,7 @@ def _walk(rule: Any, spec: Any, sups: Any, policy: kc.Policy, budget: int, refus
         sups.probs,
         budget,
         _olab(rule),
-        policy,
+        *policy,
         counts,
         root,
     )
@@ -108,8 +108,8 @@ def solve(rule: Any, spec: Any, sups: Any, budget: int, refuse: Any) -> Solved:
                 "so fewer inputs read before a choice are needed"
             )
         entries, words = min(entries * 8, MAX_DECISIONS), min(words * 8, MAX_KEY_WORDS)
-    follow = policy._replace(mode=np.array([kc.FOLLOW], np.int64))
-    return Solved(follow, best, int(counts[0]), int(counts[1]))
+    policy.table[kc.T_MODE] = kc.FOLLOW
+    return Solved(policy, best, int(counts[0]), int(counts[1]))
 
 
 def fixed_best(rule: Any, spec: Any, sups: Any, budget: int, refuse: Any) -> float | None:
@@ -122,7 +122,7 @@ def fixed_best(rule: Any, spec: Any, sups: Any, budget: int, refuse: Any) -> flo
     best, spent = -math.inf, 0
     for play in itertools.product(*(range(n) for n in sizes)):
         policy = kc.empty_policy(kc.FIXED, len(sizes))
-        policy.fixed[:] = play
+        kc.region(policy.table, kc.T_FIXED, len(sizes))[:] = play
         try:
             value, counts = _walk(rule, spec, sups, policy, max(budget - spent, 1), refuse)
         except ExactTooLarge:
@@ -134,8 +134,7 @@ def fixed_best(rule: Any, spec: Any, sups: Any, budget: int, refuse: Any) -> flo
 
 def marked(solved: Solved) -> kc.Policy:
     """The policy to follow that also marks the positions it reaches (the exact walk's)."""
-    used = np.zeros_like(solved.policy.used)
-    return solved.policy._replace(mode=np.array([kc.MARK], np.int64), used=used)
+    return kc.with_mode(solved.policy, kc.MARK)
 
 
 def rows(rule: Any, spec: Any, policy: kc.Policy) -> dict[str, list[dict[str, Any]]]:
@@ -146,10 +145,12 @@ def rows(rule: Any, spec: Any, policy: kc.Policy) -> dict[str, list[dict[str, An
     widths = [1 if n is None else n for _, n, _ in rule.rolls(spec)]
     names = tuple(rule.inputs)
     out: dict[str, list[dict[str, Any]]] = {s.name: [] for s in rule.sites}
-    n = int(policy.sizes[0])
-    order = [e for e in range(n) if policy.used[e]]
-    for e in order:
-        key = policy.keys[policy.kstart[e] : policy.kstart[e] + policy.klen[e]].tolist()
+    n, table = int(policy.sizes[0]), policy.table
+    kstart, klen = kc.region(table, kc.T_KSTART, n), kc.region(table, kc.T_KLEN, n)
+    option, used = kc.region(table, kc.T_OPTION, n), kc.region(table, kc.T_USED, n)
+    keys = table[table[kc.T_KEYS] :]
+    for e in np.flatnonzero(used):
+        key = keys[kstart[e] : kstart[e] + klen[e]].tolist()
         site = rule.sites[key[0]]
         k, mask, at = key[1], key[2], 3
         read: dict[str, Any] = {}
@@ -170,7 +171,7 @@ def rows(rule: Any, spec: Any, policy: kc.Policy) -> dict[str, list[dict[str, An
                 "read": read,
                 "chosen": chosen,
                 "seen": dict(zip(site.seen, seen, strict=True)),
-                "option": site.options[int(policy.option[e])],
+                "option": site.options[int(option[e])],
                 "values": dict(zip(map(str, site.options), values, strict=True)),
             }
         )

@@ -123,7 +123,7 @@ class Rule:
         values = tuple(getattr(spec, name) for name in self.params)
         if not self.sites:
             return (*values, INTERRUPT)
-        return (*values, self.solved(spec).policy if policy is None else policy, INTERRUPT)
+        return (*values, (self.solved(spec).policy if policy is None else policy).table, INTERRUPT)
 
     def solved(self, spec: Spec, sups: Any = None) -> Any:
         """A choosing rule's best play for ``spec``
