@@ -139,4 +139,4 @@ def plot_policy(spec: Spec, choice: str, *, ax: Any = None) -> Any:
     return fig
 
 
-PLOTS = {"outcomes": plot_outcomes, "distribution": plot_distribution, "policy": plot_policy}
+PLOTS = {"outcomes": plot_outcomes, "distribution": plot_distribution}
