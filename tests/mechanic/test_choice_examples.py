@@ -153,3 +153,16 @@ def test_three_tries_example_is_the_reference():
     tries = resolve(f"{EXAMPLES}/three_tries.py:three_tries")
     ex = tries.exact(tries.make_spec())
     assert abs(ex.metrics["mean_value"] - 14 / 3) <= 1e-12 and abs(ex.metrics["choice_gain"] - 7 / 6) <= 1e-12
+
+
+def test_a_fight_takes_the_attack_under_its_best_play(capsys):
+    # against AC 14 the power attack deals more on average (9.8 against 8.05), so it is
+    # taken, though it hits less often: a 1 hp target falls in round 1 with P = 9/20, not 14/20
+    ref = f"{EXAMPLES}/power_attack.py:power_attack"
+    code = main(["fight", ref, "--hp", "1", "--ac", "14", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert abs(json.loads(out)["metrics"]["p_defeated_by_round_1"] - 9 / 20) <= 1e-12
+    assert (
+        abs(_power_mean(7, 14, 4, True) - 9.8) <= 1e-12 and abs(_power_mean(7, 14, 4, False) - 8.05) <= 1e-12
+    )
