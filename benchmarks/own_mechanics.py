@@ -149,7 +149,7 @@ def division_check(*, trials: int = 20_000_000, repeats: int = 5, log=print) -> 
             path = Path(folder) / f"{kind}.py"
             path.write_text(_DIVIDING.format(tag=kind))
             if kind == "unchecked":
-                with mock.patch.object(mc, "_checked_division", lambda *a: None):
+                with mock.patch.object(mc, "checked_division", lambda *a: None):
                     systems[kind] = resolve(f"{path}:dividing")
             else:
                 systems[kind] = resolve(f"{path}:dividing")
