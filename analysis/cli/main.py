@@ -242,6 +242,9 @@ def _print_result(result, *, simulated: bool) -> None:
             (k, number(v, probability=k.startswith("p_"), missing="null")) for k, v in result.metrics.items()
         ]
         print(_format_table("metrics", rows))
+    policy = getattr(result, "policy_lines", None)  # a choosing mechanic's best play, in words
+    if policy is not None:
+        print("policy (best play)\n" + "\n".join(f"  {line}" for line in policy()))
 
 
 def _cmd_system(args: argparse.Namespace) -> int:

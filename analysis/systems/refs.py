@@ -29,6 +29,7 @@ import importlib
 import importlib.util
 import os
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -147,6 +148,12 @@ def _load_file(target: str, path: Path | None = None) -> Any:
     except Exception as exc:
         del sys.modules[module_name]
         raise ValueError(f"loading {target} failed: {type(exc).__name__}: {exc}") from None
+    except SystemExit as exc:  # the file ends the program (sys.exit): its line, not critlab's exit
+        del sys.modules[module_name]
+        frames = traceback.extract_tb(exc.__traceback__)
+        lines = [f.lineno for f in frames if Path(f.filename).resolve() == path.resolve()]
+        at = f", line {lines[-1]}" if lines else ""
+        raise ValueError(f"{target}{at}: the file calls sys.exit({exc.code!r}) when it is loaded") from None
     finally:
         if folder in sys.path:
             sys.path.remove(folder)
