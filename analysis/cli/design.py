@@ -25,8 +25,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from critlab.analysis.cli.args import _add_system_params, _flag
-from critlab.analysis.design.quantity import fight_params_of, snake, split_fight
+from critlab.analysis.design.quantity import (
+    Quantity,
+    fight_params_of,
+    is_probability_name,
+    snake,
+    split_fight,
+)
 from critlab.analysis.design.tune import DEFAULT_TOP, MAX_GRID, known_params, param_kind, tune_params
+from critlab.analysis.params import Int, declared
 from critlab.analysis.results import json_number as _num
 from critlab.analysis.spec import SpecError, coerce
 from critlab.analysis.systems import get_system, registry
@@ -132,16 +139,35 @@ def skipped_line(command: str, attrs: dict[str, Any]) -> str | None:
     return f"critlab {command}: {attrs['skipped']} of {attrs['points']} points skipped ({counts}){why}"
 
 
-def print_sensitivity(df: Any) -> None:
-    """A sensitivity's text: the rows that change (the others said in a last line)."""
+def print_tune(df: Any, probability: bool) -> None:
+    """A tune's points for people: the value in percent for a probability (else an
+    amount), the error in percentage points (else a signed amount)."""
+    from critlab.analysis.text.human import change, number
+
+    shown = df.astype(object)
+    shown["value"] = [number(v, probability=probability) for v in df["value"]]
+    shown["error"] = [change(e, probability=probability) for e in df["error"]]
+    print(shown.to_string(index=False))
+
+
+def print_sensitivity(df: Any, probability: Any = None) -> None:
+    """A sensitivity's text for people: the rows that change (the others said in a last
+    line), each quantity in percent where ``probability(quantity)`` says so."""
     import pandas as pd  # here: the help of tune and sensitivity loads no pandas
 
     from critlab.analysis.design.sensitivity import changing
+    from critlab.analysis.text.human import number
 
-    shown = changing(df)
+    shown = changing(df).astype(object)
+    is_prob = probability or (lambda q: False)
+    for col in ("at", "minus_1", "plus_1"):
+        shown[col] = [
+            number(v, probability=is_prob(q), missing="null")
+            for v, q in zip(shown[col], shown["quantity"], strict=True)
+        ]
     with pd.option_context("display.max_rows", None, "display.width", 120):
         if len(shown):
-            print(shown.to_string(index=False, na_rep="null", float_format=lambda x: f"{x:.10g}"))
+            print(shown.to_string(index=False))
     left = len(df) - len(shown)
     if left:
         every = "every row" if not len(shown) else f"{left:,} rows"
@@ -187,23 +213,32 @@ def parse_vary(system: Any, texts: list[str], given: dict[str, Any]) -> dict[str
         if name in given:
             raise SpecError(name, spec, f"is also given as {_flag(name)}: vary it or set it, not both")
         kind, _ = param_kind(system, name)
-        out[name] = vary_values(name, spec, kind, lambda t, name=name: coerce(system.spec, name, t))
+        decl = declared(system.spec).get(name)
+        step = (decl.kind.lo, decl.kind.step) if decl is not None and isinstance(decl.kind, Int) else (0, 1)
+        out[name] = vary_values(name, spec, kind, lambda t, name=name: coerce(system.spec, name, t), step)
     return out
 
 
-def vary_values(name: str, spec: str, kind: str, word: Callable[[str], Any] = str) -> range | tuple:
+def vary_values(
+    name: str, spec: str, kind: str, word: Callable[[str], Any] = str, step: tuple[int, int] = (0, 1)
+) -> range | tuple:
     """The values of one ``--vary NAME=SPEC``: ``LO..HI`` or a comma list of integers for an
-    integer ``kind``, a comma list read by ``word`` otherwise (ASCII digits only).
+    integer ``kind``, a comma list read by ``word`` otherwise (ASCII digits only). An
+    integer declared with a step (``step`` = its first value and step) varies over its own
+    values between LO and HI: a trait die's 4..12 is 4, 6, 8, 10, 12.
 
     >>> vary_values("hp", "3..5", "int"), vary_values("order", "a-first, rolled", "choice")
     (range(3, 6), ('a-first', 'rolled'))
+    >>> vary_values("trait", "4..12", "int", step=(4, 2))
+    range(4, 13, 2)
     """
     m = _RANGE.fullmatch(spec)
     if kind == "int" and m is not None:
         lo, hi = int(m.group(1)), int(m.group(2))
         if lo > hi:
             raise SpecError(name, spec, f"LO..HI needs LO <= HI, got {lo} > {hi}")
-        return range(lo, hi + 1)
+        first, every = step
+        return range(lo + (first - lo) % every, hi + 1, every)
     items = [t.strip() for t in spec.split(",")]
     if any(not t for t in items):
         raise SpecError(name, spec, "has an empty value in its comma list")
@@ -292,7 +327,8 @@ def _tune(args: argparse.Namespace) -> int:
     print(f"{system.name}: {fixed}")
     t = a["target"]
     print(f"target {t['quantity']} = {t['value']:g}: {a['points']} points, {a['skipped']} skipped")
-    print(df.to_string(index=False, float_format=lambda x: f"{x:.10g}"))  # a point has a value
+    best = system.make_spec(**split_fight(system, {**given, **{n: df[n].iloc[0] for n in names}})[0])
+    print_tune(df, Quantity(system, t["quantity"]).is_probability(best))
     return 0
 
 
@@ -322,7 +358,8 @@ def _sensitivity(args: argparse.Namespace) -> int:
         return 0
     fixed = ", ".join(f"{k}={v}" for k, v in {**spec.params(), **fight}.items() if v is not None)
     print(f"{system.name}: {fixed}")
-    print_sensitivity(df)
+    labels = system.exact(spec).labels
+    print_sensitivity(df, lambda q: is_probability_name(q, labels))
     return 0
 
 

@@ -197,7 +197,7 @@ def run_design(argv: list[str]) -> int:
             ]
             _print_json({"encounter": enc.to_json(), "rows": rows})
         else:
-            print_sensitivity(df)
+            print_sensitivity(df, _encounter_probability)
         return 0
     quantity, sep, value = args.target.rpartition("=")
     try:
@@ -233,5 +233,16 @@ def run_design(argv: list[str]) -> int:
         return 0
     t = a["target"]
     print(f"target {t['quantity']} = {t['value']:g}: {a['points']} points, {a['skipped']} skipped")
-    print(df.to_string(index=False, float_format=lambda x: f"{x:.10g}"))  # a point has a value
+    from critlab.analysis.cli.design import print_tune
+
+    print_tune(df, _encounter_probability(t["quantity"]))
     return 0
+
+
+def _encounter_probability(quantity: str) -> bool:
+    """Whether an encounter's quantity is a probability: its outcomes (joined by ``+``),
+    ``p_`` metrics and ``best_gain_`` (a difference of probabilities)."""
+    from critlab.analysis.design.quantity import is_probability_name
+    from critlab.analysis.encounter.exact import LABELS
+
+    return is_probability_name(quantity, LABELS) or quantity.startswith("best_gain_")

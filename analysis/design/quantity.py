@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -227,6 +227,26 @@ class Quantity:
         """The quantity's exact value at ``spec`` (with ``fight``: hp, ... of a fight)."""
         result = self.system.exact(spec)
         return self.value_of(result, self.needs_fight(result, fight, spec))
+
+    def is_probability(self, spec: Spec) -> bool:
+        """Whether the quantity is a probability (an outcome, outcomes joined, a ``p_``
+        metric; a fight's own outcomes), shown to people in percent, else an amount."""
+        try:
+            where = self.resolve(self.system.exact(spec))
+        except QuantityError:  # the fight's: its outcomes and p_ metrics are probabilities
+            return is_probability_name(self.name, ("defeated", "undecided"))
+        return where.indices is not None or str(where.metric).startswith("p_")
+
+
+def is_probability_name(name: str, labels: Iterable[str]) -> bool:
+    """Whether a quantity named ``name`` is a probability among outcome ``labels``: one of
+    them, several joined by ``+``, or a ``p_`` metric.
+
+    >>> is_probability_name("a_wins+draw", ("a_wins", "draw")), is_probability_name("mean_rounds", ())
+    (True, False)
+    """
+    known = set(labels)
+    return all(p in known for p in name.split("+")) or name.startswith("p_")
 
 
 def quantities_of(result: Any, fight_result: Any = None) -> list[tuple[str, str, str]]:

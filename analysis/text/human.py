@@ -129,3 +129,18 @@ def signed(x: float) -> str:
     """A change in a sentence: :func:`said_amount` with its sign."""
     text = said_amount(x)
     return text if text.startswith("-") else "+" + text
+
+
+def change(x: float | None, *, probability: bool, missing: str = MISSING) -> str:
+    """A difference for people: percentage points for probabilities (``+2.00 pp``), a
+    signed amount otherwise; noise is 0.
+
+    >>> change(0.02, probability=True), change(-0.0302469, probability=False), change(1e-15, probability=True)
+    ('+2.00 pp', '-0.03025', '0 pp')
+    """
+    if _missing(x):
+        return missing
+    if probability:
+        return "0 pp" if abs(x) < NOISE else f"{100.0 * x:+.2f} pp"
+    text = amount(x)
+    return text if text.startswith("-") or text == "0" else "+" + text
