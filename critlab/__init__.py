@@ -34,7 +34,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
 
 # name -> (module, attribute): the front door, one line a name.
 _API = {
-    "compare": ("critlab.analysis.dice.view", "compare"),
+    "compare": ("critlab.analysis.views.dice", "compare"),
     "dice": ("critlab.analysis.dice.notation", "dice_dist"),
     "Combatant": ("critlab.analysis.encounter.declare", "Combatant"),
     "encounter": ("critlab.analysis.encounter", "encounter"),

@@ -66,9 +66,9 @@ def run(args: argparse.Namespace) -> int:
     """Print the expressions' readings and tables (or JSON); bad input raises a
     ``ValueError`` (one line, exit 2)."""
     from critlab.analysis.cli.args import _print_json
-    from critlab.analysis.dice import view
     from critlab.analysis.dice.dialect import check_dialect, from_environment
     from critlab.analysis.dice.notation import parse
+    from critlab.analysis.views import dice as view
 
     dialect = check_dialect("--dialect", args.dialect) if args.dialect is not None else from_environment()
     exprs = [parse(text, dialect) for text in args.expr]  # every expression checked before any output

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from critlab.analysis.params import Bool, Int, declared
+from critlab.analysis.params import Bool, Int, axis_label, declared
 from critlab.analysis.spec import Spec, system_of
-from critlab.analysis.style import QUALITATIVE, axis_label, legend_outside, outcome_colors
+from critlab.analysis.style import QUALITATIVE, legend_outside, outcome_colors
 
 # A value distribution's plot leaves out its last values of this total probability.
 SHOWN_TAIL = 1e-4

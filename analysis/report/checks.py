@@ -89,9 +89,8 @@ class Check:
     def probability(self) -> bool:
         """Whether the quantity is a probability (an outcome, outcomes joined, a ``p_``
         metric; a fight's own outcomes), shown in percent, else an amount."""
-        system = registry()[self.system]
         try:
-            where = self.quantity.resolve(system.exact(self.spec))
+            where = self.quantity.resolve(self.quantity.system.exact(self.spec))
         except QuantityError:  # the fight's: its outcomes and p_ metrics are probabilities
             return self.quantity.parts[0] in ("defeated", "undecided") or self.quantity.name.startswith("p_")
         return where.indices is not None or str(where.metric).startswith("p_")

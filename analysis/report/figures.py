@@ -31,6 +31,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
 from critlab.analysis import style
+from critlab.analysis.params import axis_label
 from critlab.analysis.report.config import Axis, SweepSection
 from critlab.analysis.report.doc import fmt_value
 from critlab.analysis.report.picture import _figure, pictures, png
@@ -63,7 +64,7 @@ def axis_text(section: SweepSection, axis: Axis) -> str:
     """An axis's label: the configured x label for the first axis, else the declared one."""
     if section.axes and axis is section.axes[0] and section.x_label:
         return section.x_label
-    return style.axis_label(axis.name, _spec_cls(section))
+    return axis_label(axis.name, _spec_cls(section))
 
 
 def is_prob(section: SweepSection, q: str) -> bool:
@@ -79,7 +80,7 @@ def quantity_label(section: SweepSection, q: str) -> str:
         return f"P({words[0].upper() + words[1:] if q[:2] in ('a_', 'b_') else words})"  # a contest's sides
     if q.startswith("p_"):
         return f"P({q[2:].replace('_', ' ')})"
-    return style.axis_label(q, _spec_cls(section))
+    return axis_label(q, _spec_cls(section))
 
 
 def outcome_palette(section: SweepSection, labels: Sequence[str]) -> dict[str, Any]:
@@ -165,7 +166,7 @@ def _y_label(section: SweepSection, group: list[str]) -> str:
 
 
 def _facet_title(section: SweepSection, pairs) -> str:
-    return ", ".join(f"{style.axis_label(a.name, _spec_cls(section))} {fmt_value(v)}" for a, v in pairs if a)
+    return ", ".join(f"{axis_label(a.name, _spec_cls(section))} {fmt_value(v)}" for a, v in pairs if a)
 
 
 # -- charts -------------------------------------------------------------------------------
@@ -320,7 +321,7 @@ def heatmap_figure(section: SweepSection, wide: pd.DataFrame) -> Figure:
         )
         ax.set_yticks(range(len(y.values)), [fmt_value(v) for v in y.values], fontsize="small")
         ax.set_xlabel(axis_text(section, x))
-        ax.set_ylabel(section.y_label or style.axis_label(y.name, _spec_cls(section)))
+        ax.set_ylabel(section.y_label or axis_label(y.name, _spec_cls(section)))
         title = quantity_label(section, q) if facet is None else _facet_title(section, [(facet, f)])
         ax.set_title(title, fontsize="medium")
         text = _cell_text(m, probability=is_prob(section, q))

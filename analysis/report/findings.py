@@ -54,7 +54,7 @@ def _spec_cls(section: SweepSection) -> Any:
 def axis_words(section: SweepSection, axis: Axis) -> str:
     """An axis as a sentence names it: the x label up to its parenthesis, else the
     declared label (``sm`` → "SM")."""
-    from critlab.analysis.style import axis_label
+    from critlab.analysis.params import axis_label
 
     if section.axes and axis is section.axes[0] and section.x_label:
         return section.x_label.split(" (")[0]
@@ -68,7 +68,7 @@ def is_prob(section: SweepSection, q: str) -> bool:
 def quantity_words(section: SweepSection, q: str) -> str:
     """``minor_critical`` → "minor critical", ``p_down`` → "down", ``P(serious or worse)``
     → "serious or worse", ``expected_damage`` → "expected damage"."""
-    from critlab.analysis.style import axis_label
+    from critlab.analysis.params import axis_label
 
     if q.startswith("P(") and q.endswith(")"):
         return phrase(q[2:-1], _spec_cls(section))
