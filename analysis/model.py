@@ -66,9 +66,10 @@ class Parameter:
     """One declared parameter of a model, as every tool reads it.
 
     ``rule`` is the declaration's own :class:`~critlab.analysis.params.Kind` (its check is
-    the one :meth:`check` runs); ``lo``/``hi`` bound an integer or a number and
-    ``choices`` list a choice's words, read from ``rule``. ``default`` is ``None`` for a
-    required parameter (and for an absent optional dice expression, ``optional``).
+    the one :meth:`check` runs); ``lo``/``hi`` bound an integer (every ``step``-th from
+    ``lo``) or a number and ``choices`` list a choice's words, read from ``rule``.
+    ``default`` is ``None`` for a required parameter (and for an absent optional dice
+    expression, ``optional``).
     ``when`` maps another parameter's name to the values under which this one is used
     (none: always). ``group`` gathers parameters shown together (``""``, ``fight``, a
     combatant's name).
@@ -87,6 +88,7 @@ class Parameter:
     choices: tuple[str, ...] = ()
     optional: bool = False
     when: Mapping[str, tuple[Any, ...]] | None = None
+    step: int = 1
 
     @classmethod
     def of(
@@ -114,6 +116,7 @@ class Parameter:
         if isinstance(self.rule, Int):
             object.__setattr__(self, "lo", self.rule.lo)
             object.__setattr__(self, "hi", self.rule.hi)
+            object.__setattr__(self, "step", getattr(self.rule, "step", 1))
         elif isinstance(self.rule, Decimal01):
             object.__setattr__(self, "lo", float(self.rule.lo))
             object.__setattr__(self, "hi", float(self.rule.hi))

@@ -35,7 +35,7 @@ def _moved_control(ex: Any) -> tuple[str, int, int]:
         p = c.parameter
         if p.kind == "integer" and name not in unused and c.given is None:
             v = ex.controls[name].value
-            other = v + 1 if v + 1 <= p.hi else v - 1
+            other = v + p.step if v + p.step <= p.hi else v - p.step
             return name, v, other
     raise ValueError("no integer control to move")
 

@@ -58,6 +58,7 @@ def test_a_system_declares_its_spec_parameters(name):
         assert p.label == (d.label or p.name.replace("_", " ")) and p.unit == d.unit and p.help == d.help
         assert (p.lo, p.hi) == ((d.kind.lo, d.kind.hi) if isinstance(d.kind, Int) else (p.lo, p.hi))
         assert p.choices == (d.kind.choices if isinstance(d.kind, Choice) else ())
+        assert p.step == (d.kind.step if isinstance(d.kind, Int) else 1)
         assert p.optional == d.optional and (p.when or None) == (d.when or None)
 
 
@@ -106,6 +107,9 @@ def test_a_mechanic_is_a_system_model():
     model = model_of(trait).at(trait=6)
     assert same(model.exact(), trait.exact(trait.make_spec(trait=6)))
     assert model.parameter("trait").lo == 4 and model.polarity() == trait.polarity_of(model.labels)
+    assert model.parameter("trait").step == 2
+    with pytest.raises(SpecError, match="parameter trait = 7"):
+        model.at(trait=7)
     with pytest.raises(SpecError, match="parameter trait = 13"):
         model.at(trait=13)
 

@@ -92,24 +92,27 @@ class Control:
 
 def span_of(p: Parameter, value: int, given: range | None = None) -> tuple[int, int, int]:
     """``(lo, hi, step)`` of an integer parameter's slider: ``given`` (checked against the
-    declaration), else the declared range, or :data:`WINDOW` either side of ``value``
-    where that is wider than :data:`WIDE`.
+    declaration), else the declared range and step, or :data:`WINDOW` steps either side of
+    ``value`` where that holds more than :data:`WIDE` values.
 
     >>> from critlab.analysis.params import Int
     >>> p = Parameter("bonus", INTEGER, Int())
     >>> span_of(p, 3), span_of(p, 3, range(-5, 11, 5)), span_of(Parameter("r", INTEGER, Int(0, 20)), 1)
     ((-47, 53, 1), (-5, 10, 5), (0, 20, 1))
+    >>> span_of(Parameter("trait", INTEGER, Int(4, 12, step=2)), 8)      # a die's sides
+    (4, 12, 2)
     """
     if given is not None:
         if not len(given) or given.step < 0:
             raise ValueError(f"{p.name}: a slider's range must run upwards and hold values, got {given!r}")
-        p.check(given[0])
+        for v in given[:2]:  # its first, its step
+            p.check(v)
         p.check(given[-1])
         return given[0], given[-1], given.step
-    lo, hi = int(p.lo), int(p.hi)
-    if hi - lo > WIDE:
-        lo, hi = max(lo, value - WINDOW), min(hi, value + WINDOW)
-    return lo, hi, 1
+    lo, hi, step = int(p.lo), int(p.hi), p.step
+    if (hi - lo) // step > WIDE:  # a value on the declared steps keeps the window on them
+        lo, hi = max(lo, value - WINDOW * step), min(hi, value + WINDOW * step)
+    return lo, hi, step
 
 
 def control(p: Parameter, value: Any, span: range | None = None) -> Control:

@@ -26,7 +26,7 @@ PARTY = ROOT / "reports" / "examples" / "party_vs_ogre.toml"
 def moves(p, value):
     """Other values of parameter ``p`` to move its control to from ``value``."""
     if p.kind == INTEGER:
-        return [v for v in (value + 1, value - 1) if p.lo <= v <= p.hi][:1]
+        return [v for v in (value + p.step, value - p.step) if p.lo <= v <= p.hi][:1]
     if p.kind == CHOICE:
         return [c for c in p.choices if c != value]
     if p.kind == BOOLEAN:
@@ -101,6 +101,7 @@ def test_every_control_of_a_mechanic():
     ex = critlab.explore(SAVAGE)
     assert list(ex.controls) == ["trait", "target"]
     assert type(ex.controls["trait"]).__name__ == "IntSlider" and ex.controls["trait"].min == 4
+    assert ex.controls["trait"].step == 2  # the die's sides: 4, 6, 8, 10, 12
     check_every_control(ex, system_answer(trait))
     ex.controls["trait"].value = 12
     assert ex.result.to_json() == trait.exact(trait.make_spec(trait=12)).to_json()
