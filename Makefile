@@ -15,8 +15,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]' > $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
 	touch $(STAMP)
 
+# every core: each test file on one worker (its module fixtures built once), so a first
+# compile of a kernel is shared by the tests that need it; PYTEST_WORKERS=0 runs serially
+PYTEST_WORKERS ?= auto
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 report: setup
 	$(BIN)/critlab report

@@ -161,9 +161,38 @@ def to_json(expr: DiceExpr) -> dict[str, Any]:
     }
 
 
+_PERCENT_FRAME: Any = None
+
+
+def _percent_frame() -> Any:
+    """A DataFrame that holds probabilities and shows them in percent, as every other
+    result does (its repr and its notebook table); what is derived from it is a plain
+    DataFrame again, so ``df * 100`` never reads as "1666.67%"."""
+    global _PERCENT_FRAME
+    if _PERCENT_FRAME is None:
+        import pandas as pd
+
+        from critlab.analysis.text.human import percent
+
+        class PercentFrame(pd.DataFrame):
+            @property
+            def _constructor(self) -> Any:
+                return pd.DataFrame
+
+            def __repr__(self) -> str:
+                return repr(pd.DataFrame(self).map(percent))
+
+            def _repr_html_(self) -> str:
+                return pd.DataFrame(self).map(percent)._repr_html_()
+
+        _PERCENT_FRAME = PercentFrame
+    return _PERCENT_FRAME
+
+
 def compare(*expressions: str) -> Any:
     """Several dice expressions side by side (AnyDice's favourite view): a DataFrame
-    indexed by value, one ``P(= v)`` column an expression, its ``.attrs`` the expressions.
+    indexed by value, one ``P(= v)`` column an expression, its ``.attrs`` the expressions,
+    shown in percent (its numbers are probabilities).
 
     ``.plot()`` of the frame is pandas'; :func:`plot_compare` draws it in the project's
     style.
@@ -171,6 +200,8 @@ def compare(*expressions: str) -> Any:
     >>> df = compare("2d6", "1d12")
     >>> df.loc[7].round(4).tolist(), list(df.columns)
     ([0.1667, 0.0833], ['2d6', '1d12'])
+    >>> print(repr(df).splitlines()[8])
+    7      16.67%  8.33%
     """
     import pandas as pd
 
@@ -180,7 +211,8 @@ def compare(*expressions: str) -> Any:
     dists = [e.dist() for e in exprs]
     lo, hi = min(d.min for d in dists), max(d.max for d in dists)
     values = np.arange(lo, hi + 1)
-    frame = pd.DataFrame({e.text: [d.pmf(int(v)) for v in values] for e, d in zip(exprs, dists, strict=True)})
+    columns = {e.text: [d.pmf(int(v)) for v in values] for e, d in zip(exprs, dists, strict=True)}
+    frame = _percent_frame()(columns)
     frame.index = pd.Index(values, name="value")
     frame.attrs["expressions"] = [e.text for e in exprs]
     return frame
