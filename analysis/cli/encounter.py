@@ -10,7 +10,7 @@ FILE is an encounter in TOML (see :mod:`critlab.analysis.encounter.load`). Witho
 mean rounds, and each combatant's P(down) and mean hit points left. ``--json`` prints
 ``{"encounter": {every setting, defaults filled}, "outcomes", "distributions",
 "metrics"}``; ``--trials`` adds ``"simulated"`` and ``"validation"`` and exits 1 when the
-validation fails. An encounter the exact chain refuses (over 10^6 states) is simulated
+validation fails. An encounter the exact chain refuses (over 10^7 states) is simulated
 alone when ``--trials`` is given (no validation then), else it exits 2 with one line.
 """
 
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             cli._print_json({"encounter": enc.to_json(), "simulated": sim.to_json()})
         else:
-            print("exact: refused (over 10^6 states); simulated only")
+            print("exact: refused (over 10^7 states reached, or past the work budget); simulated only")
             print_table(None, sim)
         return 0
     v = validate(exact, sim, alpha=DEFAULT_ALPHA if alpha is None else alpha)

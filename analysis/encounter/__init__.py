@@ -28,7 +28,7 @@ def encounter(
     Parameters
     ----------
     a, b
-        Each a :class:`Side` or a list of 1..6 :class:`Combatant` (built around any
+        Each a :class:`Side` or a list of 1..10 :class:`Combatant` (built around any
         damage-dealing spec, or a system and its parameters).
     order
         ``a-first``, ``b-first``, ``rolled`` (default: 1d20 + initiative once) or

@@ -2,7 +2,7 @@
 
 A :class:`Combatant` is a name, hit points and an attack: any damage-dealing rule system
 or own mechanic with its parameters (a spec, or a system and a mapping of parameters
-that may leave out what each target's ``defense`` supplies). A :class:`Side` is 1..6
+that may leave out what each target's ``defense`` supplies). A :class:`Side` is 1..10
 combatants and a targeting policy; an :class:`Encounter` is sides ``a`` and ``b``, the
 order of turns and ``max_rounds``. Everything is checked on construction, every mistake
 one :class:`~critlab.analysis.spec.SpecError` line naming the setting
@@ -40,7 +40,7 @@ TARGETING = ("focus", "weakest", "random")
 MAX_HP = 10**4
 MAX_ATTACKS = 10
 MAX_INITIATIVE = 20
-MAX_SIDE = 6
+MAX_SIDE = 10
 MAX_ROUNDS = 10**4
 DEFAULT_ROUNDS = 100
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,31}\Z")
@@ -193,7 +193,7 @@ class Combatant:
 
 @dataclass(frozen=True)
 class Side:
-    """One side: 1..6 :class:`Combatant` and its ``targeting`` policy (``focus``: the
+    """One side: 1..10 :class:`Combatant` and its ``targeting`` policy (``focus``: the
     first standing enemy in listed order; ``weakest``: the one with the fewest hit points
     left, ties in listed order; ``random``: one uniformly at random, anew each attack)."""
 
@@ -215,7 +215,7 @@ def _side(value: Any, name: str) -> Side:
     elif isinstance(value, Sequence) and not isinstance(value, str):
         side = Side(tuple(value))
     else:
-        raise SpecError(name, value, "must be a side: a list of 1..6 combatants")
+        raise SpecError(name, value, f"must be a side: a list of 1..{MAX_SIDE} combatants")
     if not 1 <= len(side.combatants) <= MAX_SIDE:
         raise SpecError(f"{name}.combatants", len(side.combatants), f"a side has 1..{MAX_SIDE} combatants")
     for c in side.combatants:

@@ -16,7 +16,7 @@ metrics) by it::
 
 Every point is built and its exact chain sized here: a bad file, setting, value or
 quantity, more than :data:`MAX_ENCOUNTER_POINTS` points, a point over the chain's
-10^6-state bound, or a section (or the checks together) whose estimated exact work passes
+10^7-state bound, or a section (or the checks together) whose estimated exact work passes
 the shared budget (:mod:`critlab.analysis.fight.work`, about two minutes) is one
 :class:`~critlab.analysis.report.reading.ConfigError` naming the file and key.
 
@@ -44,7 +44,7 @@ from critlab.analysis.report.encounter_words import quantity_text, setting_text
 from critlab.analysis.report.reading import ConfigError, Reader, section_id, shown
 from critlab.analysis.spec import SpecError
 
-# Each point is a whole exact chain (up to 10^6 states): a section holds at most this many
+# Each point is a whole exact chain (up to 10^7 states): a section holds at most this many
 # points, its estimated work within the shared budget (fight.work.BUDGET).
 MAX_ENCOUNTER_POINTS = 100
 _SHRINK = "fewer values, or smaller encounters (lower hp, a fixed order)"
@@ -199,13 +199,13 @@ def chain_states(enc: Encounter, file: str, key: str, where: str = "") -> int:
     """The exact chain's states; over its bound, a ConfigError saying to simulate."""
     states, _ = state_count(enc)
     if states > STATE_LIMIT:
-        many = f"{states:,}+" if enc.order == "rolled" else f"{states:,}"  # rolled: counted to the bound
         raise ConfigError(
             file,
             key,
-            f"{where}the exact chain would have {many} states (every hp + 1 multiplied, times "
-            f"the initiative orders); at most {STATE_LIMIT:,}: lower the hit points, fix the order "
-            "(a-first) or simulate the encounter (critlab encounter FILE --trials N)",
+            f"{where}the exact chain would hold more than {STATE_LIMIT:,} states ({states:,} reached by "
+            "then: each side's hit points reached, multiplied, times the initiative orders): lower the "
+            "hit points, fix the order (a-first) or simulate the encounter (critlab encounter FILE "
+            "--trials N)",
         )
     return states
 

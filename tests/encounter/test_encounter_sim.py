@@ -84,7 +84,8 @@ def test_where_the_chain_refuses_the_simulation_still_runs():
     # (a crit-range dragon: the same two systems as above, so the same compiled block)
     claws = CRIT.make_spec(attack_bonus=8, evasion=12, damage="3d6", crit_dice="2d6")
     dragon = Combatant("dragon", 120, claws, attacks=2)
-    enc = Encounter(party, [dragon])
+    # clawing at random, every pattern of the party's hit points is reachable: 41^4 of them
+    enc = Encounter(party, Side((dragon,), targeting="random"))
     with pytest.raises(SpecError, match="simulate it"):
         exact_encounter(enc)
     sim = simulate_encounter(enc, trials=2_000, seed=5, progress=False)
