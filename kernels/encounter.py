@@ -48,7 +48,7 @@ from critlab.kernels.vocab import vocabulary
 
 Outcome = vocabulary("Outcome", "a_wins b_wins draw undecided", module=__name__)
 Order = vocabulary("Order", "a_first b_first rolled simultaneous", module=__name__)
-Policy = vocabulary("Policy", "focus weakest random", module=__name__)
+Policy = vocabulary("Policy", "focus weakest random best", module=__name__)
 Counter = vocabulary("Counter", "decided_rounds_sum attacks any_down_a any_down_b", module=__name__)
 # Histogram 0 is the rounds; histogram 1 + k is combatant k's hit points left.
 ROUNDS = 0
@@ -57,13 +57,18 @@ MAX_KINDS = 4
 
 Args = namedtuple(
     "Args",
-    "n n_a hp attacks initiative policy order max_rounds pair_kind pair_slot pairs0 pairs1 pairs2 pairs3",
+    "n n_a hp attacks initiative policy order max_rounds pair_kind pair_slot pairs0 pairs1 pairs2 pairs3 "
+    "table keys_a mult_a keys_b mult_b order_keys order_index",
 )
 """The block's arguments: ``n`` combatants (side a's ``n_a`` first), their ``hp``,
 ``attacks`` and ``initiative`` (int64 arrays), each side's ``policy`` (an int64 array of
 two :data:`Policy` codes), the :data:`Order` code, ``max_rounds``, and per (attacker,
 target) pair (flat, ``i * n + j``) its ``pair_kind`` and its ``pair_slot`` in
-``pairs0`` .. ``pairs3``: the kernel arguments of each kind's pairs."""
+``pairs0`` .. ``pairs3``: the kernel arguments of each kind's pairs. A side playing
+``best`` follows ``table[order, attack, a_state, b_state]`` (the target member the exact
+walk chose; -1 where none): a side's state is found by its key (hit points times
+``mult_a``, summed) among the sorted ``keys_a`` (``keys_b``), the order of turns by its
+Lehmer code among the sorted ``order_keys`` (``order_index``: its row of the table)."""
 
 
 @kernel
@@ -113,6 +118,47 @@ def _pick(s, hp, lo, hi, policy):
             if k == 0:
                 return j
             k -= 1
+    return -1
+
+
+@kernel(inline="always")
+def _state(hp, lo, hi, mult, keys):
+    """The index of the side state of hit points ``hp[lo:hi]`` among ``keys``, -1 if none."""
+    key = np.int64(0)
+    for j in range(lo, hi):
+        key += hp[j] * mult[j - lo]
+    k = np.searchsorted(keys, key)
+    if k < keys.size and keys[k] == key:
+        return k
+    return -1
+
+
+@kernel(inline="always")
+def _lehmer(order, n):
+    """The Lehmer code of a permutation (its rank among the permutations of ``n``)."""
+    code = np.int64(0)
+    for p in range(n):
+        smaller = 0
+        for q in range(p + 1, n):
+            if order[q] < order[p]:
+                smaller += 1
+        code = code * (n - p) + smaller
+    return code
+
+
+@kernel(inline="always")
+def _best_pick(a, hp, lo, hi, row, pos):
+    """The target the table chose in this state at attack ``pos`` of order ``row``, else
+    the first standing (a state the exact walk did not reach: a damage past its tail)."""
+    i = _state(hp, 0, a.n_a, a.mult_a, a.keys_a)
+    j = _state(hp, a.n_a, a.n, a.mult_b, a.keys_b)
+    if i >= 0 and j >= 0 and row >= 0:
+        t = a.table[row, pos, i, j]
+        if t >= 0 and hp[lo + t] > 0:
+            return lo + t
+    for k in range(lo, hi):
+        if hp[k] > 0:
+            return k
     return -1
 
 
@@ -169,6 +215,10 @@ def _block(s, n_trials, out, layout, a):
                     order[q + 1] = o
                     q -= 1
                 order[q + 1] = c
+        row = 0
+        if a.order == Order.ROLLED and a.table.shape[0] > 1:
+            k = np.searchsorted(a.order_keys, _lehmer(order, n))
+            row = a.order_index[k] if k < a.order_keys.size and a.order_keys[k] == _lehmer(order, n) else -1
         up_a, up_b = n_a, n - n_a
         rounds = 0
         attacks = 0
@@ -178,16 +228,22 @@ def _block(s, n_trials, out, layout, a):
             if at_once:
                 for i in range(n):
                     pending[i] = 0
+            pos = 0  # the attack of the round, counted over every turn (a best table's column)
             for p in range(n):
                 i = order[p]
+                pos += a.attacks[i]
                 if hp[i] <= 0:
                     continue
                 side_b = i >= n_a
                 lo, hi = (0, n_a) if side_b else (n_a, n)
+                policy = a.policy[1 if side_b else 0]
                 for _k in range(a.attacks[i]):
                     # targets from the hit points now: in simultaneous order those of the
                     # round's start, as damage waits in pending until its end
-                    t = _pick(s, hp, lo, hi, a.policy[1 if side_b else 0])
+                    if policy == Policy.BEST:
+                        t = _best_pick(a, hp, lo, hi, row, pos - a.attacks[i] + _k)
+                    else:
+                        t = _pick(s, hp, lo, hi, policy)
                     d = max(0, _attack(s, a, i * n + t, scratch))
                     attacks += 1
                     if at_once:

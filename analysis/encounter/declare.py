@@ -36,7 +36,7 @@ from critlab.analysis.dist import Dist
 from critlab.analysis.spec import Spec, SpecError, check_choice, check_int
 
 ORDERS = ("a-first", "b-first", "rolled", "simultaneous")
-TARGETING = ("focus", "weakest", "random")
+TARGETING = ("focus", "weakest", "random", "best")
 MAX_HP = 10**4
 MAX_ATTACKS = 10
 MAX_INITIATIVE = 20
@@ -195,7 +195,9 @@ class Combatant:
 class Side:
     """One side: 1..10 :class:`Combatant` and its ``targeting`` policy (``focus``: the
     first standing enemy in listed order; ``weakest``: the one with the fewest hit points
-    left, ties in listed order; ``random``: one uniformly at random, anew each attack)."""
+    left, ties in listed order; ``random``: one uniformly at random, anew each attack;
+    ``best``: the target that maximises the side's probability of winning, solved exactly
+    (:mod:`critlab.analysis.encounter.best`), for one side at most)."""
 
     combatants: tuple[Combatant, ...]
     targeting: str = "focus"
@@ -241,6 +243,12 @@ class Encounter:
         object.__setattr__(self, "b", _side(self.b, "b"))
         object.__setattr__(self, "order", check_choice("order", self.order, ORDERS))
         object.__setattr__(self, "max_rounds", check_int("max_rounds", self.max_rounds, 1, MAX_ROUNDS))
+        if self.a.targeting == self.b.targeting == "best":
+            raise SpecError("b.targeting", "best", "best is for one side at most (side a plays best)")
+        if "best" in (self.a.targeting, self.b.targeting) and self.order == "simultaneous":
+            raise SpecError(
+                "order", self.order, "best targeting is solved for a-first, b-first or rolled orders"
+            )
         seen: set[str] = set()
         for c in self.combatants:
             if c.name in seen:

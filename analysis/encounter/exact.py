@@ -39,13 +39,15 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from critlab.analysis.dist import Dist
-from critlab.analysis.encounter.declare import Encounter
+from critlab.analysis.encounter.best import best_policy, best_side, moves_of
+from critlab.analysis.encounter.declare import TARGETING, Encounter, Side
 from critlab.analysis.encounter.states import STATE_LIMIT, Chain, chain_of, state_count
 from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import SpecError
@@ -112,31 +114,12 @@ def by_source(*moves: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.stack(ptrs), idx, val
 
 
-class _Moves:
-    """Each attacker's attack as a sparse matrix of the target side's states, by source
-    (:func:`by_source`), built on first use."""
-
-    def __init__(self, chain: Chain) -> None:
-        self.chain = chain
-        self._m: dict[int, Any] = {}
-
-    def __call__(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        got = self._m.get(i)
-        if got is None:
-            enc, n_a = self.chain.enc, self.chain.enc.n_a
-            if i < n_a:
-                got = by_source(self.chain.b.attack(i, enc.a.targeting))
-            else:
-                got = by_source(self.chain.a.attack(i - n_a, enc.b.targeting))
-            self._m[i] = got
-        return got
-
-
 NO_CHOICE = np.zeros((0, 0, 0), dtype=np.int8)
 
 
-def _sequential(chain: Chain, t: _Tally) -> None:
-    """Play the orders of turns round by round, tallying into ``t``."""
+def _sequential(chain: Chain, t: _Tally, policy: Any = None) -> None:
+    """Play the orders of turns round by round, tallying into ``t``; the ``best`` side's
+    attacks take the targets of ``policy`` (a :class:`~critlab.analysis.encounter.best.BestPolicy`)."""
     from critlab.kernels.chain import move_a, move_b
 
     enc = chain.enc
@@ -144,21 +127,27 @@ def _sequential(chain: Chain, t: _Tally) -> None:
     weights = np.array([w for _, w in chain.orders])
     P = np.zeros((len(chain.orders), len(a), len(b)))
     P[:, a.start, b.start] = 1.0
-    moves = _Moves(chain)
-    steps = _positions(enc, chain.orders)
+    moves = {i: by_source(*moves_of(chain, i)) for i in range(len(enc.combatants))}
     n_a = enc.n_a
+    plan = []  # per attack of a round: [(attacker, orders, targets chosen or none)]
+    for p, step in enumerate(_positions(enc, chain.orders)):
+        row = []
+        for i, cols in step:
+            best = policy is not None and (i < n_a) == (policy.side == "a")
+            row.append((i, cols, policy.choice[cols, p] if best else NO_CHOICE))
+        plan.append(row)
     for rnd in range(1, enc.max_rounds + 1):
-        for step in steps:
-            for i, cols in step:
+        for step in plan:
+            for i, cols, choice in step:
                 if i < n_a:
-                    total = move_b(P, cols, a.standing(i), *moves(i), NO_CHOICE, b.down, weights, t.final_a)
+                    total = move_b(P, cols, a.standing(i), *moves[i], choice, b.down, weights, t.final_a)
                     if total > 0.0:
                         t.final_b[b.down] += total
                         t.wins[0] += total
                         t.rounds[rnd] += total
                 else:
                     rows = b.standing(i - n_a)
-                    total = move_a(P, cols, rows, *moves(i), NO_CHOICE, a.down, weights, t.final_b)
+                    total = move_a(P, cols, rows, *moves[i], choice, a.down, weights, t.final_b)
                     if total > 0.0:
                         t.final_a[a.down] += total
                         t.wins[1] += total
@@ -269,12 +258,24 @@ def exact_encounter(enc: Encounter) -> EncounterResult:
             f"needs about {work:.2g} units of exact work, past the budget of {BUDGET:.2g} (about two "
             "minutes); simulate it (--trials N)",
         )
+    side = best_side(enc)
+    policy = best_policy(enc) if side is not None else None
     t = _Tally(enc, chain)
     if enc.order == "simultaneous":
         _simultaneous(chain, t)
     else:
-        _sequential(chain, t)
-    return _result(enc, chain, t)
+        _sequential(chain, t, policy)
+    result = _result(enc, chain, t)
+    if side is None:
+        return result
+    # how much tactics matter: best against the best of the fixed policies
+    fixed = []
+    for other in TARGETING:
+        if other != "best":
+            alt = enc.replace(**{side: Side(getattr(enc, side).combatants, other)})
+            fixed.append(exact_encounter(alt).outcomes[f"{side}_wins"])
+    gain = result.outcomes[f"{side}_wins"] - max(fixed)
+    return dataclasses.replace(result, metrics={**result.metrics, f"best_gain_{side}": gain})
 
 
 def _result(enc: Encounter, chain: Chain, t: _Tally) -> EncounterResult:

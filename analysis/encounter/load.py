@@ -6,7 +6,7 @@
     max_rounds = 100
 
     [a]
-    targeting = "focus"       # focus (default), weakest, random
+    targeting = "focus"       # focus (default), weakest, random, best (one side)
 
     [[a.combatants]]
     name = "fighter"

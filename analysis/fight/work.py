@@ -62,9 +62,10 @@ def encounter_work(enc: Any, *, at_limit: bool = False) -> float:
     moves a state by (x the targets it weighs under ``random`` or ``best``), over the
     rounds until one side is likely down (see
     :func:`critlab.analysis.fight.exact.rounds_played`), and a NumPy call's cost per attack
-    and order group. Past the chain's state limit it is refused before any work: 0.0, or
-    with ``at_limit`` the cost of a chain at the limit (a grid's corner past it stands for
-    the points just inside)."""
+    and order group; under ``best``, its solve over every state and attack of a round and
+    the three fixed policies played beside it. Past the chain's state limit it is refused
+    before any work: 0.0, or with ``at_limit`` the cost of a chain at the limit (a grid's
+    corner past it stands for the points just inside)."""
     from critlab.analysis.encounter.states import STATE_LIMIT, state_count
 
     states, orders = state_count(enc)
@@ -94,7 +95,13 @@ def encounter_work(enc: Any, *, at_limit: bool = False) -> float:
                 per_round += n * (STATE_COST * states * m * spread + CALL_COST * groups)
         hp = sum(people[k].hp for k in side)
         rounds = min(rounds, rounds_played(mean, math.sqrt(var), miss, hp, enc.max_rounds))
-    return POINT_COST + per_round * rounds
+    work = per_round * rounds
+    if "best" in (enc.a.targeting, enc.b.targeting):
+        # the solve: every state at every attack of a round, each target weighed once; then
+        # the encounter played under best and under each fixed policy (their gain)
+        attacks = sum(c.attacks for c in people)
+        work = 4 * work + STATE_COST * states * attacks * max(enc.n_a, len(people) - enc.n_a) * 12
+    return POINT_COST + work
 
 
 # At most this many points of a grid are probed; a grid of at most ENUMERATE encounters

@@ -124,9 +124,11 @@ def read_range(text: str) -> range | None:
 
 
 def metric_names(enc: Encounter) -> tuple[str, ...]:
-    """The exact chain's metrics, in its order (:func:`critlab.analysis.encounter.exact`)."""
+    """The exact chain's metrics, in its order (:func:`critlab.analysis.encounter.exact`):
+    ``best_gain_<side>`` last where a side's targeting is ``best``."""
     each = [f"{p}{c.name}" for c in enc.combatants for p in ("p_down_", "mean_hp_left_")]
-    return ("mean_rounds", *each, "p_any_down_a", "p_any_down_b")
+    gain = [f"best_gain_{s}" for s in ("a", "b") if getattr(enc, s).targeting == "best"]
+    return ("mean_rounds", *each, "p_any_down_a", "p_any_down_b", *gain)
 
 
 def check_quantity(enc: Encounter, text: str) -> str:

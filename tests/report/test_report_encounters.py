@@ -280,10 +280,12 @@ def test_each_check_mistake_is_one_line_naming_the_key(tmp_path, old, new, said)
 # -- the shipped example -----------------------------------------------------------------------
 def test_the_designer_example_holds_an_encounter_section_and_check():
     cfg = load_config(DESIGNER)
-    (section,) = cfg.encounters
-    assert section.file == "party_vs_ogre.toml" and section.settings == {"order": "a-first"}
+    section, tactics = cfg.encounters
+    assert section.file == "party_vs_ogre.toml" and section.settings == {}
+    assert tactics.settings == {"b.targeting": "best", "order": "a-first"}
     wide = encounter_table(section)
-    base = with_settings(load_encounter(OGRE), {"order": "a-first"})
+    assert list(wide["ogre.hp"]) == list(range(20, 61))  # every point answers, rolled initiative
+    base = load_encounter(OGRE)
     for row in wide.to_dict(orient="records"):
         r = exact_encounter(with_settings(base, {"ogre.hp": row["ogre.hp"]}))
         assert row["a_wins"] == r.outcomes["a_wins"] and row["p_any_down_a"] == r.metrics["p_any_down_a"]
