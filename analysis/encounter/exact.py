@@ -233,9 +233,10 @@ def exact_encounter(enc: Encounter) -> EncounterResult:
     EncounterResult
         Labels ``a_wins``, ``b_wins``, ``draw``, ``undecided``; distributions ``rounds``
         and ``hp_left_<name>``; metrics ``mean_rounds``, ``p_down_<name>``,
-        ``mean_hp_left_<name>``, ``p_any_down_a``, ``p_any_down_b``. A chain of more than
-        10^7 states reached, or past the shared work budget, is refused with one line
-        (simulate it instead).
+        ``mean_hp_left_<name>``, ``p_any_down_a``, ``p_any_down_b``, and ``best_gain_<side>``
+        where a side plays ``best`` (its P(win) less the highest under ``focus``,
+        ``weakest`` and ``random``). A chain of more than 10^7 states reached, or past the
+        shared work budget, is refused with one line (simulate it instead).
 
     Examples
     --------
