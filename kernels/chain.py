@@ -1,4 +1,6 @@
-"""Kernels of the exact encounter chain: one attack moving the mass of pairs of side states.
+"""Kernels of the exact encounter chain: one attack moving the mass of pairs of side
+states (:func:`move_b`, :func:`move_a`), and the values and targets of ``best`` targeting
+(:func:`best_values`).
 
 The chain's mass is ``P[order, a_state, b_state]``. An attack of a side-a combatant moves
 side b's axis by a sparse matrix of side b's states, stored by source (``ptr``, ``idx``,
