@@ -30,7 +30,7 @@ from fractions import Fraction
 from typing import Any
 
 from critlab.analysis.dice.notation import DiceExpr, parse
-from critlab.analysis.spec_error import SpecError
+from critlab.analysis.spec_error import MissingParameter, SpecError
 
 INT_LO, INT_HI = -1000, 1000
 _META = "critlab.param"
@@ -56,26 +56,43 @@ class Kind:
 
 @dataclass(frozen=True)
 class Int(Kind):
-    """An integer in ``lo..hi`` (bools are not integers here)."""
+    """An integer in ``lo..hi`` (bools are not integers here), every ``step``-th from
+    ``lo`` (a die's sides: ``Int(4, 12, step=2)`` is 4, 6, 8, 10 or 12).
+
+    >>> Int(4, 12, step=2).values(), Int(4, 12, step=2).describe()
+    ((4, 6, 8, 10, 12), 'one of 4, 6, 8, 10, 12')
+    """
 
     lo: int = INT_LO
     hi: int = INT_HI
+    step: int = 1
     metavar = "INT"
 
     def check(self, name: str, value: Any) -> int:
         if value is None:
-            raise SpecError(name, value, f"is required: an integer in {self.lo}..{self.hi}")
+            raise SpecError(name, value, f"is required: {self.describe()}")
         if isinstance(value, bool) or not isinstance(value, int):
             import numpy as np
 
             if not isinstance(value, np.integer):
-                raise SpecError(name, value, f"must be an integer in {self.lo}..{self.hi}")
+                raise SpecError(name, value, f"must be {self.describe()}")
             value = int(value)
-        if not self.lo <= value <= self.hi:
-            raise SpecError(name, value, f"must be an integer in {self.lo}..{self.hi}")
+        if not self.lo <= value <= self.hi or (value - self.lo) % self.step:
+            raise SpecError(name, value, f"must be {self.describe()}")
         return int(value)
 
+    def values(self, lo: int | None = None, hi: int | None = None) -> tuple[int, ...]:
+        """The allowed values from ``lo`` to ``hi`` (default: the whole range), in order."""
+        lo = self.lo if lo is None else lo
+        hi = self.hi if hi is None else hi
+        first = lo + (-(lo - self.lo)) % self.step
+        return tuple(range(first, hi + 1, self.step))
+
     def describe(self) -> str:
+        if self.step > 1 and (self.hi - self.lo) // self.step < 12:
+            return "one of " + ", ".join(map(str, self.values()))
+        if self.step > 1:
+            return f"an integer in {self.lo}..{self.hi}, every {self.step}th from {self.lo}"
         return f"an integer in {self.lo}..{self.hi}"
 
 
@@ -298,6 +315,19 @@ def declared(spec_cls: Any) -> dict[str, Param]:
     return {f.name: f.metadata[_META] for f in dataclasses.fields(spec_cls) if _META in f.metadata}
 
 
+def axis_label(name: str, spec_cls: Any = None) -> str:
+    """A human axis label for a parameter, metric or quantity name: from ``spec_cls``'s
+    declaration of it when it declares a ``label`` (and ``unit``), else the style's word.
+
+    >>> axis_label("expected_damage")
+    'expected damage'
+    """
+    from critlab.analysis.style import label_text
+
+    decl = declared(spec_cls).get(name) if spec_cls is not None else None
+    return label_text(name, decl.label if decl else None, decl.unit if decl else None)
+
+
 def default_of(spec_cls: Any, name: str) -> Any:
     """The default of field ``name`` (``None`` when it has none)."""
     for f in dataclasses.fields(spec_cls):
@@ -317,7 +347,7 @@ def check_declared(spec: Any) -> None:
             if decl.optional or not used:
                 continue
             if default_of(type(spec), name) is None:
-                raise SpecError(name, value, f"is required here: {decl.kind.describe()}")
+                raise MissingParameter(name, decl.kind.describe())
         normal = decl.kind.check(name, value)
         if normal is not value and type(normal) is not type(value):
             object.__setattr__(spec, name, normal)  # np.int64(3) -> 3: plain values in JSON

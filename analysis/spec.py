@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from critlab.analysis.dice.notation import DiceExpr
 from critlab.analysis.params import INT_HI, INT_LO, Int, check_declared, declared
 from critlab.analysis.params import check_dice as check_dice  # re-exported: the systems read it here
+from critlab.analysis.spec_error import MissingParameter as MissingParameter  # re-exported
 from critlab.analysis.spec_error import SpecError
 
 
@@ -95,6 +96,10 @@ class Spec:
     def replace(self, **changes: Any) -> Spec:
         """A copy with some parameters changed (validated again)."""
         return dataclasses.replace(self, **changes)
+
+    def __model__(self) -> Any:
+        """The model at this spec's point (see :func:`critlab.analysis.model.model_of`)."""
+        return system_of(self).model(self)
 
 
 def system_of(spec: Any) -> Any:

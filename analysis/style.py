@@ -6,14 +6,16 @@
   best): one sequential colour map, light to dark, so order reads as order.
 - **A colour-blind-safe qualitative palette** (Okabe & Ito) for variants (weapons,
   skills, roll modes).
-- **Human axis labels** from the parameters' declarations (``target_ac`` → "target AC").
+- **Human axis labels** (:func:`label_text`): a declared label and unit, else the
+  project's word (``expected_damage`` → "expected damage"); :func:`critlab.analysis.params.axis_label`
+  reads the declaration.
 - **Legends that never clip**: :func:`legend_outside` places a legend beside the axes
   and lets constrained layout make room; :func:`legend_inside_figure` checks it.
 
 >>> colours = outcome_colors(("failure", "success"), {"failure": -1, "success": 1})
 >>> colours["failure"] != colours["success"]
 True
->>> axis_label("expected_damage")
+>>> label_text("expected_damage")
 'expected damage'
 """
 
@@ -122,22 +124,16 @@ def variant_colors(variants: Sequence[Any]) -> dict[Any, str]:
     return {v: QUALITATIVE[i % len(QUALITATIVE)] for i, v in enumerate(variants)}
 
 
-def axis_label(name: str, spec_cls: Any = None) -> str:
-    """A human axis label for a parameter, metric or quantity name (from the spec's
-    parameter declaration when it has a ``label``), with its unit when declared."""
-    decl = None
-    if spec_cls is not None:
-        from critlab.analysis.params import declared
+def label_text(name: str, label: str | None = None, unit: str | None = None) -> str:
+    """A human axis label for a parameter, metric or quantity name: its declared
+    ``label`` when it has one (see :func:`critlab.analysis.params.axis_label`), else the
+    project's word for it, with its ``unit`` when declared.
 
-        decl = declared(spec_cls).get(name)
-    text = (
-        (decl.label if decl is not None and decl.label else None)
-        or _LABELS.get(name)
-        or name.replace("_", " ")
-    )
-    if decl is not None and decl.unit:
-        text += f" ({decl.unit})"
-    return text
+    >>> label_text("expected_damage"), label_text("hp", "hit points", "hp")
+    ('expected damage', 'hit points (hp)')
+    """
+    text = label or _LABELS.get(name) or name.replace("_", " ")
+    return f"{text} ({unit})" if unit else text
 
 
 def legend_outside(ax: Any, **kwargs: Any) -> Any:
@@ -222,6 +218,20 @@ def for_lines(colour: Any, minimum: float = MIN_LINE_CONTRAST) -> str:
 
 # Okabe & Ito without its yellow, each colour darkened to 3:1 on white where it falls short.
 LINE_QUALITATIVE = tuple(for_lines(c) for c in QUALITATIVE if c != "#F0E442")
+
+
+# Line markers in order: every series of a figure has a colour and a marker, so series
+# stay apart in grey print, for colour-blind readers and where two lines overlap.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
+
+
+def marker(i: int) -> str:
+    """The ``i``-th series' marker (they repeat after :data:`MARKERS`).
+
+    >>> marker(0), marker(1), marker(len(MARKERS))
+    ('o', 's', 'o')
+    """
+    return MARKERS[i % len(MARKERS)]
 
 
 def line_ordered_colors(values: Sequence[Any], cmap: str = ORDERED_CMAP) -> dict[Any, str]:

@@ -101,10 +101,20 @@ class Validation:
 
         return validation_html(self)
 
+    def verdict(self) -> str:
+        """The verdict in words, before any table: whether the simulation agrees with the
+        exact engine, and the statistics that say so in one line."""
+        where = self.rows.loc[self.rows["z"].abs().idxmax(), "outcome"] if len(self.rows) else "–"
+        p = "≥ 0.99" if self.p_value >= 0.995 else f"{self.p_value:.2g}"
+        stats = f"chi-square p-value {p}, alpha {self.alpha:g}; largest |z| {self.max_abs_z:.2f}, at {where}"
+        if self.passed:
+            return f"Passed: {self.trials:,} simulated trials agree with the exact engine ({stats})."
+        return f"FAILED: {self.trials:,} simulated trials disagree with the exact engine ({stats})."
+
     def text(self, most: int = 6) -> str:
-        """The verdict as a terminal table that fits a screen: the pooled outcome rows, and
-        for a distribution of more than ``most`` pooled bins the ``most`` of largest |z|
-        (``--json`` lists them all)."""
+        """The verdict in words, then the statistics as a terminal table that fits a
+        screen: the pooled outcome rows, and for a distribution of more than ``most``
+        pooled bins the ``most`` of largest |z| (``--json`` lists them all)."""
         fmt = {"exact": "{:.6g}".format, "observed": "{:.6g}".format, "z": "{:+.2f}".format}
         shown, notes = [], []
         for group, part in self.rows.groupby("group", sort=False):
@@ -115,14 +125,13 @@ class Validation:
                              f"the {most} of largest |z| shown (--json lists every one)")  # fmt: skip
             shown.append(part)
         table = pd.concat(shown)[["outcome", "exact", "observed", "z"]]
-        verdict = "PASSED" if self.passed else "FAILED"
         return "\n".join(
             [
-                f"{self.system}: trials={self.trials} seed={self.seed} alpha={self.alpha}",
+                self.verdict(),
+                f"statistics ({self.system}: trials={self.trials} seed={self.seed} alpha={self.alpha})",
                 table.to_string(index=False, formatters=fmt),
                 *notes,
                 self.groups.to_string(index=False, float_format=lambda x: f"{x:.6g}"),
-                f"{verdict}: p-value {self.p_value:.4g} (alpha {self.alpha}), max |z| {self.max_abs_z:.3g}",
             ]
         )
 

@@ -118,3 +118,102 @@ def table(rows: list[dict]) -> str:
             f"{r['exact_ms']:.1f} ms | {r['leaves']:,} |"
         )
     return "\n".join(lines)
+
+
+# A rule that divides by an input in every trial: the checked division's cost
+# (critlab.kernels.mechanic.checked_floordiv), against the same rule compiled with the
+# numpy error model's unchecked division. `python -m benchmarks.own_mechanics` runs it.
+_DIVIDING = """
+from critlab.analysis.mechanic import mechanic
+
+
+@mechanic(labels=("lo", "hi"), values=("q",), inputs={{"a": "1d20", "b": "1d6"}})
+def dividing(a, b):  # {tag}
+    q = (7 * a + b) // b + a % b
+    return ("hi" if q > 20 else "lo"), q
+"""
+
+
+def division_check(*, trials: int = 20_000_000, repeats: int = 5, log=print) -> dict:
+    """Simulated trials per second of :data:`_DIVIDING`, its divisions checked and not
+    (the medians of ``repeats`` runs each, alternated, one thread), and their ratio."""
+    from unittest import mock
+
+    from critlab.analysis.mechanic import compile as mc
+    from critlab.analysis.mechanic import resolve
+
+    speeds: dict[str, list[float]] = {"checked": [], "unchecked": []}
+    with tempfile.TemporaryDirectory(prefix="critlab-bench-division-") as folder:
+        systems = {}
+        for kind in speeds:
+            path = Path(folder) / f"{kind}.py"
+            path.write_text(_DIVIDING.format(tag=kind))
+            if kind == "unchecked":
+                with mock.patch.object(mc, "checked_division", lambda *a: None):
+                    systems[kind] = resolve(f"{path}:dividing")
+            else:
+                systems[kind] = resolve(f"{path}:dividing")
+            spec = systems[kind].make_spec()
+            systems[kind].simulate(spec, trials=1000, seed=0, threads=1, progress=False)  # compiled
+        for _ in range(repeats):
+            for kind, system in systems.items():
+                t0 = time.perf_counter()
+                system.simulate(system.make_spec(), trials=trials, seed=1, threads=1, progress=False)
+                speeds[kind].append(trials / (time.perf_counter() - t0))
+    out = {kind: float(np.median(v)) for kind, v in speeds.items()}
+    out["ratio"] = out["checked"] / out["unchecked"]
+    log(
+        f"division check: {out['checked'] / 1e6:.1f} M trials/s checked, "
+        f"{out['unchecked'] / 1e6:.1f} M unchecked, ratio {out['ratio']:.3f}"
+    )
+    return out
+
+
+# Three tries played by the solved policy (critlab.kernels.choices: a lookup at each choice)
+# against the same play written into the rule.
+_WRITTEN = """
+from critlab.analysis.mechanic import mechanic
+
+
+@mechanic(labels=("done",), values=("value",), inputs={"a": "1d6", "b": "1d6", "c": "1d6"})
+def written(a, b, c):
+    if a >= 5:
+        return "done", a
+    if b >= 4:
+        return "done", b
+    return "done", c
+"""
+
+
+def choice_speed(*, trials: int = 5_000_000, repeats: int = 5, log=print) -> dict:
+    """Simulated trials per second of ``three_tries.py:three_tries`` (its choices looked up
+    in the solved policy) and of the same play written into the rule (medians of
+    ``repeats``, alternated, one thread), and their ratio."""
+    from critlab.analysis.mechanic import resolve
+
+    speeds: dict[str, list[float]] = {"chosen": [], "written": []}
+    with tempfile.TemporaryDirectory(prefix="critlab-bench-choice-") as folder:
+        (Path(folder) / "written.py").write_text(_WRITTEN)
+        systems = {
+            "chosen": resolve(str(EXAMPLES / "three_tries.py:three_tries")),
+            "written": resolve(f"{folder}/written.py:written"),
+        }
+        for system in systems.values():
+            system.simulate(system.make_spec(), trials=1000, seed=0, threads=1, progress=False)
+        for _ in range(repeats):
+            for kind, system in systems.items():
+                t0 = time.perf_counter()
+                system.simulate(system.make_spec(), trials=trials, seed=1, threads=1, progress=False)
+                speeds[kind].append(trials / (time.perf_counter() - t0))
+    out = {kind: float(np.median(v)) for kind, v in speeds.items()}
+    out["ratio"] = out["chosen"] / out["written"]
+    log(
+        f"choices: {out['chosen'] / 1e6:.2f} M trials/s by the solved policy, "
+        f"{out['written'] / 1e6:.2f} M written into the rule, ratio {out['ratio']:.3f}"
+    )
+    return out
+
+
+if __name__ == "__main__":
+    division_check()
+    choice_speed()

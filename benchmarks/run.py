@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from benchmarks import encounter as encounter_bench
+from benchmarks import explore as explore_bench
 from benchmarks import own_mechanics
 from benchmarks import primitive_blocks as primitives
 from benchmarks.cases import BenchCase
@@ -200,7 +201,14 @@ def main(argv: list[str] | None = None) -> int:
     encounters = encounter_bench.measure(quick=args.quick, log=lambda m: print(m, file=sys.stderr))
     (out / "encounters.json").write_text(json.dumps(encounters, indent=2), encoding="utf-8")
     print(encounter_bench.table(encounters))
-    print(f"written to {out}/bench.csv, bench.json, bench.md and own_mechanics.json")
+    # explore: one exact redraw of each built-in system's explorer (benchmarks/explore.py)
+    explored = explore_bench.measure(quick=args.quick, log=lambda m: print(m, file=sys.stderr))
+    (out / "explore.json").write_text(json.dumps(explored, indent=2), encoding="utf-8")
+    print(explore_bench.table(explored))
+    print(
+        f"written to {out}/: bench.csv, bench.json, bench.md, own_mechanics.json, encounters.json and "
+        "explore.json"
+    )
     return 0
 
 

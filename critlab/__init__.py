@@ -34,11 +34,12 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
 
 # name -> (module, attribute): the front door, one line a name.
 _API = {
-    "compare": ("critlab.analysis.dice.view", "compare"),
+    "compare": ("critlab.analysis.views.dice", "compare"),
     "dice": ("critlab.analysis.dice.notation", "dice_dist"),
     "Combatant": ("critlab.analysis.encounter.declare", "Combatant"),
     "encounter": ("critlab.analysis.encounter", "encounter"),
     "exact": ("critlab.analysis.api", "exact"),
+    "explore": ("critlab.analysis.views.explore", "explore"),  # sliders of any model, in Jupyter
     "fight": ("critlab.analysis.fight.exact", "fight"),
     "get_system": ("critlab.analysis.systems", "get_system"),
     "mechanic": ("critlab.analysis.mechanic", "mechanic"),

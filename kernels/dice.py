@@ -33,6 +33,8 @@ from critlab.kernels.vocab.dice import (  # noqa: F401  (re-exported: the encodi
     C_FACE_KIND,
     C_MUL,
     C_OP,
+    DROP_HIGHEST,
+    DROP_LOWEST,
     EXPLODE_ADD,
     EXPLODE_NONE,
     EXPLODE_PENETRATING,
@@ -259,8 +261,12 @@ def _interpret(s, terms, constant, scratch):
         n = members if op == OP_GROUP_END else count
         size, high, holds_kept = _selection(mode, keep, n)
         if op == OP_TERM and terms[t, 5] == EXPLODE_SEPARATE:
-            # the number of rolls varies: select the kept ones themselves
-            size, high, holds_kept = keep, mode == KEEP_HIGHEST, True
+            # the number of rolls varies: select the kept ones themselves, or for a drop
+            # the dropped ones (then taken off the whole)
+            if mode >= DROP_LOWEST:
+                size, high, holds_kept = keep, mode == DROP_HIGHEST, False
+            else:
+                size, high, holds_kept = keep, mode == KEEP_HIGHEST, True
         if op == OP_GROUP_END:
             for i in range(members):
                 r = scratch[GROUP_BASE + i]
@@ -303,6 +309,8 @@ def _interpret(s, terms, constant, scratch):
                         if mode == KEEP_ALL:
                             v += _weight(part, counting, cs_lo, cs_hi, df_lo, df_hi)
                         else:
+                            if not holds_kept:  # a drop: the dropped are taken off the whole
+                                everything += _weight(part, counting, cs_lo, cs_hi, df_lo, df_hi)
                             filled = _select(scratch, 0, filled, size, high, part)
                     else:
                         r += part

@@ -22,13 +22,12 @@ from __future__ import annotations
 
 import importlib
 import threading
-import types as pytypes
 from collections import namedtuple
 from dataclasses import dataclass
 
 from critlab.kernels.bins import add_counter, add_label, add_value
 from critlab.kernels.dice import local_scratch
-from critlab.kernels.jit import kernel
+from critlab.kernels.jit import bind, kernel
 from critlab.kernels.rng import local_state
 from critlab.kernels.vocab import vocabulary
 
@@ -98,11 +97,9 @@ def block_for(module: str):
     with _LOCK:
         blk = _BLOCKS.get(module)
         if blk is None:
+            # the name is the cache's file name: one per system
             name = "block_" + module.rpartition(".")[2]
-            fn = pytypes.FunctionType(_block.__code__, {**globals(), "system_trial": trial_of(module)}, name)
-            fn.__qualname__ = name  # the cache's file name: one per system
-            fn.__doc__ = _block.__doc__
-            blk = _BLOCKS[module] = kernel(fn)
+            blk = _BLOCKS[module] = kernel(bind(_block, name, system_trial=trial_of(module)))
     return blk
 
 

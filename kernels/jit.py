@@ -30,6 +30,7 @@ the kernels again on their next call. ``make clean-cache`` only frees the disk.
 from __future__ import annotations
 
 import hashlib
+import types as pytypes
 from pathlib import Path
 
 from numba import njit
@@ -99,3 +100,32 @@ def kernel(fn=None, /, **extra):
         return njit(**JIT_OPTIONS, **extra)(f)
 
     return wrap(fn) if fn is not None else wrap
+
+
+def bind(template, name: str | None = None, /, **names):
+    """A copy of the function ``template`` whose global ``names`` are bound to the given
+    objects, named ``name`` (default: the template's own name).
+
+    The one way a kernel is specialised: the copy is compiled as a kernel of its own
+    (``kernel(bind(...))``), Numba reading the bound objects (other kernels, constants) as
+    the globals they replace. The name is the compiled copy's cache file name, so two
+    specialisations of one template cached side by side need two names.
+
+    >>> def f():
+    ...     return step() + 1
+    >>> g = bind(f, "f_two", step=lambda: 2)
+    >>> g(), g.__qualname__
+    (3, 'f_two')
+    """
+    name = name or template.__name__
+    fn = pytypes.FunctionType(
+        template.__code__,
+        {**template.__globals__, **names},
+        name,
+        template.__defaults__,
+        template.__closure__,
+    )
+    fn.__qualname__ = name
+    fn.__doc__ = template.__doc__
+    fn.__module__ = template.__module__
+    return fn

@@ -70,7 +70,19 @@ WIDTHS = OFFS + MAX_INPUTS
 POOLS = WIDTHS + MAX_INPUTS
 # The dice of all of a mechanic's pools together (a pool has at most 100, as a dice term).
 MAX_POOL_DICE = 512
-MEM_SIZE = POOLS + MAX_POOL_DICE
+# Then a choosing rule's (critlab.kernels.choices): what this run read and chose so far, the
+# choice it reached without an option, each choice's option and site, the seen values, and
+# the key of a choice's position (its site, choices before, inputs read, values, options).
+MAX_CHOICES, MAX_SEEN, MAX_OPTIONS = 32, 8, 16  # choices in one run, values seen, options
+CHOICE = POOLS + MAX_POOL_DICE
+SEEN_READS, N_CHOSEN, CHOICE_SITE, CHOICE_N, KEY_LEN = range(CHOICE, CHOICE + 5)
+CHOSEN_DONE = CHOICE + 5
+CHOSEN = CHOSEN_DONE + MAX_CHOICES
+CHOSEN_SITES = CHOSEN + MAX_CHOICES
+SEEN_VALUES = CHOSEN_SITES + MAX_CHOICES
+KEY = SEEN_VALUES + MAX_SEEN
+KEY_SIZE = 3 + MAX_INPUTS + MAX_POOL_DICE + 2 * MAX_CHOICES
+MEM_SIZE = KEY + KEY_SIZE
 
 # The generated drivers' jit options: critlab.kernels.jit's, and bounds checks on: a rule
 # is a designer's code, and one that indexes past the end of a pool must raise IndexError

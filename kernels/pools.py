@@ -1,11 +1,16 @@
 """Exact dice pools for the exact engine: keep the highest of N dice without
 enumerating the ``sides ** count`` faces, and an explosion's chain of rolls.
 
-Plain NumPy (each programme's innermost loop, over the sums, is one array operation),
-so the exact engine, ``critlab dice`` and ``critlab exact`` never load Numba; every
-number is the same sum of the same products as a loop over the sums would make. Where
-Numba is loaded already, the same programmes jitted (:mod:`critlab.kernels.pools_jit`)
-answer instead, a hundred times faster warm, with the same numbers.
+Each programme is written once, here, and runs two ways. Its loops call four leaves:
+:func:`_add_scaled` and :func:`_spread_row` (rows of weights moved and scaled into
+others), :func:`_sum_seq` (a sum over a stretch, in order) and :func:`_chain_tail`. In a
+process without Numba the leaves are NumPy array operations, so the exact engine,
+``critlab dice`` and ``critlab exact`` never load Numba; where Numba is loaded already (a
+simulation's process, a notebook after one, the benchmarks), the same programmes are
+compiled with looping leaves (:func:`_jitted`, through :func:`critlab.kernels.jit.bind`)
+and answer a hundred times faster warm. Both ways of a leaf make the same products and
+the same sums in the same order, so the two ways give the same doubles (a test holds
+them equal).
 
 >>> w = keep_highest_weights(4, 6, 3)          # 4d6, highest 3
 >>> round(float(w @ range(w.size)), 4)
@@ -18,22 +23,53 @@ answer instead, a hundred times faster warm, with the same numbers.
 from __future__ import annotations
 
 import sys
+import threading
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
-
-def _jitted() -> Any:
-    """The jitted programmes where this process has loaded Numba already, else None (the
-    exact engine never loads it for them)."""
-    if "numba" not in sys.modules:
-        return None
-    from critlab.kernels import pools_jit
-
-    return pools_jit
+# --- the leaves, NumPy's way -----------------------------------------------------------
 
 
-def _binomials(count: int) -> np.ndarray:
+def _add_scaled(dst, d0, src, s0, n, a, b):
+    """``dst[d0 + k] += src[s0 + k] * a * b`` for ``k < n`` (the product in that order)."""
+    if n > 0:
+        dst[d0 : d0 + n] += src[s0 : s0 + n] * a * b
+
+
+def _spread_row(new, j, row, width, binom_row, rem, room, v, p):
+    """Row ``j`` of a keep-highest state at face ``v``: for ``c`` of its ``rem`` unplaced
+    dice showing ``v`` (weight ``C(rem, c) p**c``), every sum ``t`` moves to row ``j + c``,
+    sum ``t + v * min(c, room)`` (a sum past the width has no weight)."""
+    pc = 1.0
+    for c in range(rem + 1):
+        shift = (c if c < room else room) * v
+        new[j + c, shift:] += row[: width - shift] * binom_row[c] * pc
+        pc *= p
+
+
+def _sum_seq(values, start, stop, step):
+    """The sum of ``values[k]`` for ``k`` in ``range(start, stop, step)``, added in that
+    order from 0.0: a cumulative sum is sequential, where ``np.sum`` pairs its terms."""
+    if (stop - start) * step <= 0:
+        return 0.0
+    part = values[start:stop:step] if stop >= 0 else values[start::step]
+    return float(np.cumsum(part)[-1])
+
+
+def _chain_tail(e, m, sides):
+    """``P(chain > m)``: from each exploding partial sum ``s`` within a roll of ``m``, the
+    rolls that pass ``m`` (``sides - (m - s)`` of them), summed from the lowest ``s`` up."""
+    lo = m - sides + 1 if m - sides + 1 > 0 else 0
+    passing = e[lo : m + 1] * (np.arange(lo, m + 1) + (sides - m))
+    return float(np.cumsum(passing)[-1]) / sides
+
+
+# --- the programmes --------------------------------------------------------------------
+
+
+def _binomials(count):
     """Pascal's triangle up to ``count``: ``binom[n, c]`` = C(n, c), as floats."""
     binom = np.zeros((count + 1, count + 1))
     for n in range(count + 1):
@@ -43,20 +79,7 @@ def _binomials(count: int) -> np.ndarray:
     return binom
 
 
-def keep_highest_weights(count, sides, keep):
-    """Probabilities of the sum of the highest ``keep`` of ``count`` fair dice, over
-    ``0 .. keep * sides``.
-
-    A dynamic programme over faces from the top down. ``state[j, t]`` is the
-    probability weight of "j dice assigned to the faces seen so far, kept sum t";
-    at face ``v``, ``c`` of the ``count - j`` unassigned dice show ``v`` (binomial weight
-    ``C(count - j, c) / sides**c``), and they are kept while fewer than ``keep`` are.
-    Cost ``O(sides * count**2 * keep * sides)``.
-    """
-    jitted = _jitted()
-    if jitted is not None:
-        return jitted.keep_highest_weights(count, sides, keep)
-    count, sides, keep = int(count), int(sides), int(keep)
+def _keep_highest(count, sides, keep):
     width = keep * sides + 1
     binom = _binomials(count)
     p = 1.0 / sides
@@ -66,42 +89,12 @@ def keep_highest_weights(count, sides, keep):
         new = np.zeros((count + 1, width))
         for j in range(count + 1):
             rem = count - j
-            room = keep - j if j < keep else 0
-            row = state[j]
-            pc = 1.0
-            for c in range(rem + 1):
-                kept = c if c < room else room
-                shift = kept * v
-                # every sum t of the row moves to t + shift (a sum past the width has no weight)
-                new[j + c, shift:] += row[: width - shift] * binom[rem, c] * pc
-                pc *= p
+            _spread_row(new, j, state[j], width, binom[rem], rem, keep - j if j < keep else 0, v, p)
         state = new
     return state[count]
 
 
-def keep_pool_weights(probs, count, keep, rest):
-    """Kept-sum weights of ``keep`` of ``count`` dice with any per-die distribution.
-
-    ``probs[i]`` is the probability that one die shows the ``i``-th value in the order of
-    keeping (highest first to keep the highest, lowest first to keep the lowest); ``rest``
-    is the mass of a die beyond the last value (an explosion's tail when keeping the
-    lowest, where a tail die is dropped once ``keep`` dice are kept). Returns ``(final,
-    leftover)``: ``final[t]`` is the probability that the kept dice's indices sum to ``t``
-    (``0 .. keep * (len(probs) - 1)``), and ``leftover`` the probability that fewer than
-    ``keep`` dice fall on ``probs``'s values (so some kept die lies in ``rest``).
-
-    The programme assigns dice value by value: ``state[j, t]`` is the weight of ``j`` dice
-    placed on the values seen so far, all kept, with index sum ``t``; ``c`` of the
-    ``count - j`` others show the next value with weight ``C(count - j, c) p**c``. Once the
-    ``keep``-th die is placed, the remaining dice only have to fall later in the order,
-    which the multinomial theorem sums in closed form, so the state never holds more
-    than ``keep - 1`` dice. Cost about ``len(probs)**2 * keep**3 / 12`` steps.
-    """
-    jitted = _jitted()
-    if jitted is not None:
-        return jitted.keep_pool_weights(probs, count, keep, rest)
-    probs = np.asarray(probs, dtype=np.float64)
-    count, keep = int(count), int(keep)
+def _keep_pool(probs, count, keep, rest):
     n_vals = probs.shape[0]
     width = keep * (n_vals - 1) + 1
     binom = _binomials(count)
@@ -133,18 +126,155 @@ def keep_pool_weights(probs, count, keep, rest):
                 finish += binom[rem, c] * pw[c] * lw[rem - c]
             hi = j * (i - 1) if i > 0 else 0
             shift = (keep - j) * i
-            row = state[j, : hi + 1]
-            final[shift : shift + hi + 1] += row * finish
+            _add_scaled(final, shift, state[j], 0, hi + 1, finish, 1.0)
             for c in range(1, keep - j):
-                state[j + c, c * i : c * i + hi + 1] += row * binom[rem, c] * pw[c]
+                _add_scaled(state[j + c], c * i, state[j], 0, hi + 1, binom[rem, c], pw[c])
     leftover = 0.0
     if rest > 0.0:
         for j in range(keep):
-            mass = 0.0
-            for t in range(width):
-                mass += state[j, t]
-            leftover += mass * rest ** (count - j)
+            leftover += _sum_seq(state[j], 0, width, 1) * rest ** (count - j)
     return final, leftover
+
+
+def _chain(sides, at, eps, min_len, extra):
+    inv = 1.0 / sides
+    cap = 1024
+    e = np.zeros(cap)
+    out = np.zeros(cap)
+    e[0] = 1.0
+    m = 0
+    stop = -1
+    while True:
+        m += 1
+        if m >= cap:
+            cap *= 2
+            e2 = np.zeros(cap)
+            o2 = np.zeros(cap)
+            e2[:m] = e[:m]
+            o2[:m] = out[:m]
+            e, out = e2, o2
+        # e[m - f] for the exploding faces f = at .. sides, then the stopping ones 1 .. at - 1
+        lo = m - sides if m - sides > 0 else 0
+        e[m] = _sum_seq(e, m - at, lo - 1, -1) * inv
+        stop_lo = m - at + 1 if m - at + 1 > 0 else 0
+        out[m] = _sum_seq(e, m - 1, stop_lo - 1, -1) * inv
+        if m < min_len:
+            continue
+        if stop < 0:
+            if _chain_tail(e, m, sides) >= eps:
+                continue
+            stop = m + extra
+        if m >= stop:
+            return out[: m + 1].copy(), _chain_tail(e, m, sides)
+
+
+# --- the leaves, Numba's way, and the compiled programmes ------------------------------
+
+
+def _add_scaled_loop(dst, d0, src, s0, n, a, b):
+    for k in range(n):
+        w = src[s0 + k]
+        if w != 0.0:  # most of a pool's state is empty
+            dst[d0 + k] += w * a * b
+
+
+def _spread_row_loop(new, j, row, width, binom_row, rem, room, v, p):
+    for t in range(width):
+        w = row[t]
+        if w == 0.0:  # most of a pool's state is empty: skip it before the dice loop
+            continue
+        pc = 1.0
+        for c in range(rem + 1):
+            new[j + c, t + (c if c < room else room) * v] += w * binom_row[c] * pc
+            pc *= p
+
+
+def _sum_seq_loop(values, start, stop, step):
+    acc = 0.0
+    for k in range(start, stop, step):
+        acc += values[k]
+    return acc
+
+
+def _chain_tail_loop(e, m, sides):
+    tail = 0.0
+    lo = m - sides + 1 if m - sides + 1 > 0 else 0
+    for s in range(lo, m + 1):
+        tail += e[s] * (sides - (m - s))
+    return tail / sides
+
+
+_COMPILED: SimpleNamespace | None = None
+_LOCK = threading.Lock()
+
+
+def _jitted() -> Any:
+    """The programmes compiled, where this process has loaded Numba already (compiled on
+    first use, then loaded from the disk cache), else None: the exact engine never loads
+    Numba for them."""
+    global _COMPILED
+    if "numba" not in sys.modules:
+        return None
+    with _LOCK:
+        if _COMPILED is None:
+            from critlab.kernels.jit import bind, kernel
+
+            leaf = kernel(inline="always")
+            leaves = {
+                "_add_scaled": leaf(_add_scaled_loop),
+                "_spread_row": leaf(_spread_row_loop),
+                "_sum_seq": leaf(_sum_seq_loop),
+                "_chain_tail": leaf(_chain_tail_loop),
+            }
+            leaves["_binomials"] = kernel(bind(_binomials, **leaves))
+            _COMPILED = SimpleNamespace(
+                keep_highest=kernel(bind(_keep_highest, **leaves)),
+                keep_pool=kernel(bind(_keep_pool, **leaves)),
+                chain=kernel(bind(_chain, **leaves)),
+            )
+    return _COMPILED
+
+
+# --- what the exact engine calls ------------------------------------------------------
+
+
+def keep_highest_weights(count, sides, keep):
+    """Probabilities of the sum of the highest ``keep`` of ``count`` fair dice, over
+    ``0 .. keep * sides``.
+
+    A dynamic programme over faces from the top down. ``state[j, t]`` is the
+    probability weight of "j dice assigned to the faces seen so far, kept sum t";
+    at face ``v``, ``c`` of the ``count - j`` unassigned dice show ``v`` (binomial weight
+    ``C(count - j, c) / sides**c``), and they are kept while fewer than ``keep`` are.
+    Cost ``O(sides * count**2 * keep * sides)``.
+    """
+    count, sides, keep = int(count), int(sides), int(keep)
+    compiled = _jitted()
+    return (compiled.keep_highest if compiled else _keep_highest)(count, sides, keep)
+
+
+def keep_pool_weights(probs, count, keep, rest):
+    """Kept-sum weights of ``keep`` of ``count`` dice with any per-die distribution.
+
+    ``probs[i]`` is the probability that one die shows the ``i``-th value in the order of
+    keeping (highest first to keep the highest, lowest first to keep the lowest); ``rest``
+    is the mass of a die beyond the last value (an explosion's tail when keeping the
+    lowest, where a tail die is dropped once ``keep`` dice are kept). Returns ``(final,
+    leftover)``: ``final[t]`` is the probability that the kept dice's indices sum to ``t``
+    (``0 .. keep * (len(probs) - 1)``), and ``leftover`` the probability that fewer than
+    ``keep`` dice fall on ``probs``'s values (so some kept die lies in ``rest``).
+
+    The programme assigns dice value by value: ``state[j, t]`` is the weight of ``j`` dice
+    placed on the values seen so far, all kept, with index sum ``t``; ``c`` of the
+    ``count - j`` others show the next value with weight ``C(count - j, c) p**c``. Once the
+    ``keep``-th die is placed, the remaining dice only have to fall later in the order,
+    which the multinomial theorem sums in closed form, so the state never holds more
+    than ``keep - 1`` dice. Cost about ``len(probs)**2 * keep**3 / 12`` steps.
+    """
+    probs = np.ascontiguousarray(probs, dtype=np.float64)
+    count, keep, rest = int(count), int(keep), float(rest)
+    compiled = _jitted()
+    return (compiled.keep_pool if compiled else _keep_pool)(probs, count, keep, rest)
 
 
 def explosion_chain(sides, at, eps, min_len, extra):
@@ -161,45 +291,6 @@ def explosion_chain(sides, at, eps, min_len, extra):
     ``e[s] = sum(e[s - f] for f >= at) / sides``; each value is a sum of positive terms,
     so the recurrence loses no accuracy however long the chain.
     """
-    jitted = _jitted()
-    if jitted is not None:
-        return jitted.explosion_chain(sides, at, eps, min_len, extra)
-    sides, at, min_len, extra = int(sides), int(at), int(min_len), int(extra)
-    inv = 1.0 / sides
-    # plain floats: the recurrence runs one value at a time, each a short sum in order
-    e = [1.0]
-    out = [0.0]
-    m = 0
-    stop = -1
-    while True:
-        m += 1
-        acc = 0.0
-        for f in range(at, sides + 1):
-            if f > m:
-                break
-            acc += e[m - f]
-        e.append(acc * inv)
-        acc = 0.0
-        for f in range(1, at):
-            if f > m:
-                break
-            acc += e[m - f]
-        out.append(acc * inv)
-        if m < min_len:
-            continue
-        if stop < 0:
-            if _chain_tail(e, m, sides) >= eps:
-                continue
-            stop = m + extra
-        if m >= stop:
-            return np.array(out[: m + 1]), _chain_tail(e, m, sides)
-
-
-def _chain_tail(e, m, sides):
-    """``P(chain > m)``: from each exploding partial sum ``s`` within a roll of ``m``, the
-    rolls that pass ``m`` (``sides - (m - s)`` of them)."""
-    tail = 0.0
-    lo = m - sides + 1 if m - sides + 1 > 0 else 0
-    for s in range(lo, m + 1):
-        tail += e[s] * (sides - (m - s))
-    return tail / sides
+    sides, at, eps, min_len, extra = int(sides), int(at), float(eps), int(min_len), int(extra)
+    compiled = _jitted()
+    return (compiled.chain if compiled else _chain)(sides, at, eps, min_len, extra)

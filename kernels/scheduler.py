@@ -55,7 +55,15 @@ def parse_address(scheduler: str) -> tuple[str, str, int]:
         raise ValueError(
             f"scheduler = {shown}: must be local or an address tcp://HOST:PORT or tls://HOST:PORT"
         )
-    return m["scheme"] or "tcp", m["host"], int(m["port"])
+    host = m["host"]
+    labels = host.removesuffix(".").split(".")  # a trailing dot: a fully qualified name
+    if not host.startswith("[") and (len(host) > 254 or not all(0 < len(p) < 64 for p in labels)):
+        # the resolver's own words for this are the idna codec's ("label empty or too long")
+        raise ValueError(
+            f"scheduler = {repr(scheduler)[:80]}: the host is no host name (labels of 1 to 63 letters, "
+            "digits, '-' or '_' joined by single dots, at most 253 characters)"
+        )
+    return m["scheme"] or "tcp", host, int(m["port"])
 
 
 def probe_scheduler(host: str, port: int, timeout: float, handshake_timeout: float) -> None:
@@ -87,6 +95,8 @@ def probe_scheduler(host: str, port: int, timeout: float, handshake_timeout: flo
         ) from None
     except OSError as exc:
         raise ValueError(f"cannot reach the Dask scheduler at {where}: {exc.strerror or exc}") from None
+    except UnicodeError:  # a host name the resolver cannot encode
+        raise ValueError(f"cannot reach the Dask scheduler at {where}: the host is no host name") from None
 
 
 def _receive(sock: socket.socket, n: int, deadline: float) -> bytes:

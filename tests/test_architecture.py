@@ -28,19 +28,20 @@ MAX_LINES = 450
 # same in words.
 LAYERS = (
     ("kernels", ("critlab.kernels",)),
-    # numbers and distributions, before any dice notation
+    # numbers and distributions, before any dice notation, and how they look
     (
         "core",
         (
             "critlab.analysis",  # the package itself, and its top-level modules unless named below
             "critlab.analysis.dist",
-            "critlab.analysis.text",  # numbers read from text and written for machines
+            "critlab.analysis.text",  # numbers read from text and written for machines; documents read
             "critlab.analysis.spec_error",
-            "critlab.analysis.display",  # a distribution shown (display.dist)
+            "critlab.analysis.style",  # colours, markers and words of every plot
+            "critlab.analysis.display",  # a distribution and a result shown
         ),
     ),
     ("dice", ("critlab.analysis.dice",)),
-    # the foundations that speak dice: parameters, specs, results, tallies, runs, style
+    # the foundations that speak dice: parameters, specs, results, tallies, runs
     (
         "foundations",
         (
@@ -50,22 +51,23 @@ LAYERS = (
             "critlab.analysis.tally",
             "critlab.analysis.run",
             "critlab.analysis.validate",
-            "critlab.analysis.style",
-            "critlab.analysis.display.results",  # results shown in the style
-            "critlab.analysis.dice.d20",  # roll modes are declared parameters
-            "critlab.analysis.dice.view",  # the readable table, in the style
+            "critlab.analysis.work",  # one point's work estimate, shared by every kind of model
+            "critlab.analysis.model",  # the Model protocol every kind of thing answers
         ),
     ),
-    ("systems", ("critlab.analysis.systems",)),
+    ("systems", ("critlab.analysis.systems",)),  # the d20 roll modes among them
     ("uses", ("critlab.analysis.fight", "critlab.analysis.mechanic", "critlab.analysis.encounter")),
     ("design", ("critlab.analysis.design",)),
-    # plots and tables of a system, a fight or a mechanic: they may sweep
-    ("views", ("critlab.analysis.views", "critlab.analysis.fight.views", "critlab.analysis.mechanic.views")),
+    # plots and tables of a system, a fight, a mechanic or a dice expression: they may sweep
+    ("views", ("critlab.analysis.views", "critlab.analysis.mechanic.views")),
     ("report", ("critlab.analysis.report",)),
     ("cli", ("critlab.analysis.cli",)),
     # what the front door (critlab/__init__.py) dispatches to: a spec's own system
     ("front", ("critlab.analysis.api",)),
 )
+# Layer prefixes that still name a module inside another layer's folder (to be moved to
+# their layer's folder); every other prefix is a whole folder or top-level module.
+NOT_YET_A_FOLDER = {"critlab.analysis.mechanic.views"}
 # The modules that may sit at analysis/'s top level: the shared foundations (a new
 # module goes into the sub-package of its concept).
 FOUNDATIONS = {
@@ -78,6 +80,8 @@ FOUNDATIONS = {
     "run",
     "validate",
     "style",
+    "work",
+    "model",
 }
 
 
@@ -230,6 +234,36 @@ def test_no_import_circles():
 
     for m in sorted(GRAPH):
         visit(m, [])
+
+
+def _unit(module: str) -> str | None:
+    """The folder (sub-package) or top-level module of ``analysis`` that holds ``module``;
+    None outside the analysis package or for the package itself."""
+    parts = module.split(".")
+    return parts[2] if parts[:2] == ["critlab", "analysis"] and len(parts) > 2 else None
+
+
+def folder_graph() -> dict[str, set[str]]:
+    """Which of analysis's folders (and top-level modules) import which others."""
+    out: dict[str, set[str]] = {}
+    for m, deps in GRAPH.items():
+        here = _unit(m)
+        if here is None:
+            continue
+        out.setdefault(here, set()).update(u for d in deps if (u := _unit(d)) is not None and u != here)
+    return out
+
+
+def test_each_layer_prefix_is_one_folder():
+    # a folder belongs to one layer: a prefix naming a module inside another layer's
+    # folder (dice.d20 among the foundations was one) says the module is in the wrong folder
+    for name, prefixes in LAYERS:
+        for p in prefixes:
+            unit = _unit(p)
+            if unit is None or p in NOT_YET_A_FOLDER:
+                continue
+            assert p == f"critlab.analysis.{unit}", f"layer {name}: {p} is part of a folder, not one"
+    assert NOT_YET_A_FOLDER <= {p for _, prefixes in LAYERS for p in prefixes}
 
 
 @pytest.mark.parametrize("name", sorted(_modules()))

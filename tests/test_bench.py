@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from benchmarks import primitives, run
+from benchmarks import explore, primitives, run
 
 
 def test_a_round_measures_every_ratio():
@@ -23,3 +23,10 @@ def test_readme_table_is_regenerated_between_its_markers(tmp_path):
     run.write_readme(table, readme)
     text = readme.read_text()
     assert "old" not in text and "| m | 12.3x | 50% |" in text and text.endswith("after\n")
+
+
+def test_the_explore_bench_times_a_redraw_and_says_its_verdict():
+    wall, cpu, moved = explore.redraw_times("thac0", repeats=3)
+    assert wall > 0 and cpu > 0 and moved in ("thac0", "target_ac", "to_hit")
+    row = {"system": "thac0", "control": moved, "wall_s": wall, "cpu_s": 0.05, "repeats": 3}
+    assert explore.table([row]).splitlines()[-1].endswith("| 50 ms | yes |")

@@ -93,16 +93,12 @@ def test_plots_return_axes_in_the_project_style():
         assert len(ax.patches) == len(result.labels) and not uses_default_cycle(ax)
 
 
-def test_the_dist_colour_is_the_styles_first():
-    assert display.FIRST_COLOUR == QUALITATIVE[0]
-
-
 def test_compare_is_a_frame_of_probabilities_by_value():
     df = critlab.compare("2d6", "1d12")
     assert list(df.columns) == ["2d6", "1d12"] and list(df.index) == list(range(1, 13))
     assert df.loc[7, "2d6"] == pytest.approx(6 / 36, abs=1e-15) and df.loc[1, "2d6"] == 0.0
     assert df.sum().tolist() == pytest.approx([1.0, 1.0], abs=1e-12)
-    from critlab.analysis.dice.view import plot_compare
+    from critlab.analysis.views.dice import plot_compare
 
     ax = plot_compare("2d6", "1d12")
     assert len(ax.get_lines()) == 2 and not uses_default_cycle(ax)

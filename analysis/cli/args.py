@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 from critlab.analysis.spec import SpecError, check_int, coerce, field_types
 from critlab.analysis.text.digits import plain
-from critlab.analysis.text.numtext import is_int_text, is_number_text, one_line
+from critlab.analysis.text.numtext import count_text, is_int_text, is_number_text, one_line
 
 MAX_THREADS = 1024
 
@@ -67,6 +67,18 @@ def _int_arg(name: str, text: str | None, lo: int, hi: int) -> int | None:
     return check_int(name, int(text), lo, hi)
 
 
+def _count_arg(name: str, text: str | None, lo: int, hi: int) -> int | None:
+    """A count such as ``--trials``: an integer, also in exact scientific form (``1e6``)."""
+    if text is None:
+        return None
+    value = count_text(text)
+    if value is None:
+        raise SpecError(
+            name, text, f"must be an integer in {lo}..{hi} written in ASCII digits, e.g. 1000000 or 1e6"
+        )
+    return check_int(name, value, lo, hi)
+
+
 def _alpha_arg(text: str) -> float:
     allowed = "must be a number in (0, 1), written in ASCII digits, e.g. 0.001"
     if not is_number_text(text) or not 0 < float(text) < 1:
@@ -93,7 +105,7 @@ def _simulation_options(
                 )
         return None
     return (
-        _int_arg("trials", args.trials, 1, MAX_TRIALS),
+        _count_arg("trials", args.trials, 1, MAX_TRIALS),
         _int_arg("seed", args.seed, 0, MAX_SEED),
         _int_arg("threads", args.threads, 1, MAX_THREADS),
         _alpha_arg(args.alpha) if args.alpha is not None else None,

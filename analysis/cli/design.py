@@ -4,7 +4,7 @@
 
     critlab tune SYSTEM --vary PARAM=LO..HI [--vary PARAM=A,B,...] --target QUANTITY=VALUE [--top K]
                  [--PARAM VALUE ...] [--json]
-    critlab sensitivity SYSTEM [--PARAM VALUE ...] [--json]
+    critlab sensitivity SYSTEM [--only PARAM,...] [--quantities Q,...] [--PARAM VALUE ...] [--json]
 
 :func:`add_parsers` adds them to the command line's subparsers and :func:`run` runs
 one; a bad option raises :class:`~critlab.analysis.spec.SpecError`, which the command
@@ -25,8 +25,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from critlab.analysis.cli.args import _add_system_params, _flag
-from critlab.analysis.design.quantity import fight_params_of, snake, split_fight
+from critlab.analysis.design.quantity import (
+    Quantity,
+    fight_params_of,
+    is_probability_name,
+    snake,
+    split_fight,
+)
 from critlab.analysis.design.tune import DEFAULT_TOP, MAX_GRID, known_params, param_kind, tune_params
+from critlab.analysis.params import Int, declared
 from critlab.analysis.results import json_number as _num
 from critlab.analysis.spec import SpecError, coerce
 from critlab.analysis.systems import get_system, registry
@@ -52,6 +59,9 @@ def _add_params(parser: argparse.ArgumentParser, system: Any, skip: tuple[str, .
             fight.add_argument(_flag(name), dest=f"p_{name}", metavar="INT", help=_FIGHT_HELP[name])
 
 
+SYSTEM_HELP = "a rule system below, an encounter file (FILE.toml) or a mechanic (file.py:function)"
+
+
 def add_parsers(subparsers: Any, mechanics: Sequence[Any] = ()) -> None:
     """Add ``tune`` and ``sensitivity`` (one sub-subcommand per system, and per mechanic
     named on the command line) to ``subparsers``."""
@@ -59,7 +69,7 @@ def add_parsers(subparsers: Any, mechanics: Sequence[Any] = ()) -> None:
     sens = subparsers.add_parser("sensitivity", help="every quantity at each integer parameter ± 1")
     for command in (tune, sens):
         systems = command.add_subparsers(
-            dest="system", required=True, metavar="SYSTEM", parser_class=type(command)
+            dest="system", required=True, metavar="SYSTEM", parser_class=type(command), help=SYSTEM_HELP
         )
         for system in (*registry().values(), *mechanics):
             sp = systems.add_parser(system.name, help=system.title)
@@ -87,8 +97,81 @@ def add_parsers(subparsers: Any, mechanics: Sequence[Any] = ()) -> None:
                 )
                 sp.add_argument("--top", metavar="K", help=f"points to list (default {DEFAULT_TOP})")
                 sp.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+            else:
+                add_narrowing(sp, "PARAM", "the integer parameters to perturb (default: every one)")
             sp.add_argument("--json", action="store_true", help="print the JSON of docs/rules.md")
             _add_params(sp, system, shared)
+
+
+def add_narrowing(parser: argparse.ArgumentParser, metavar: str, what: str) -> None:
+    """``--only`` and ``--quantities``, which narrow a sensitivity (systems' and encounters')."""
+    parser.add_argument("--only", metavar=f"{metavar}[,{metavar}...]", help=what)
+    parser.add_argument(
+        "--quantities", metavar="Q[,Q...]", help="the outcomes and metrics to report (default: every one)"
+    )
+
+
+def names_list(flag: str, text: str | None) -> list[str] | None:
+    """A comma list of ``--only`` or ``--quantities`` (``None`` when not given).
+
+    >>> names_list("--only", "to-hit, thac0")
+    ['to-hit', 'thac0']
+    """
+    if text is None:
+        return None
+    names = [t.strip() for t in text.split(",")]
+    if not all(names):
+        raise SpecError(
+            flag.lstrip("-"), text, "must be a comma list of names with none empty, e.g. thac0,to_hit"
+        )
+    return names
+
+
+def skipped_line(command: str, attrs: dict[str, Any]) -> str | None:
+    """The one stderr line of a tune's skipped points: how many, why, the first refusal
+    (``None`` when none was skipped)."""
+    if not attrs["skipped"]:
+        return None
+    why = f"; the first refused {attrs['first_refusal']}" if attrs["first_refusal"] else ""
+    counts = (
+        f"{attrs['refused']} refused by the rules, {attrs['null']} with a null {attrs['target']['quantity']}"
+    )
+    return f"critlab {command}: {attrs['skipped']} of {attrs['points']} points skipped ({counts}){why}"
+
+
+def print_tune(df: Any, probability: bool) -> None:
+    """A tune's points for people: the value in percent for a probability (else an
+    amount), the error in percentage points (else a signed amount)."""
+    from critlab.analysis.text.human import change, number
+
+    shown = df.astype(object)
+    shown["value"] = [number(v, probability=probability) for v in df["value"]]
+    shown["error"] = [change(e, probability=probability) for e in df["error"]]
+    print(shown.to_string(index=False))
+
+
+def print_sensitivity(df: Any, probability: Any = None) -> None:
+    """A sensitivity's text for people: the rows that change (the others said in a last
+    line), each quantity in percent where ``probability(quantity)`` says so."""
+    import pandas as pd  # here: the help of tune and sensitivity loads no pandas
+
+    from critlab.analysis.design.sensitivity import changing
+    from critlab.analysis.text.human import number
+
+    shown = changing(df).astype(object)
+    is_prob = probability or (lambda q: False)
+    for col in ("at", "minus_1", "plus_1"):
+        shown[col] = [
+            number(v, probability=is_prob(q), missing="null")
+            for v, q in zip(shown[col], shown["quantity"], strict=True)
+        ]
+    with pd.option_context("display.max_rows", None, "display.width", 120):
+        if len(shown):
+            print(shown.to_string(index=False))
+    left = len(df) - len(shown)
+    if left:
+        every = "every row" if not len(shown) else f"{left:,} rows"
+        print(f"({every} with the same value at -1, here and +1 left out; --json lists them)")
 
 
 # -- reading the options -------------------------------------------------------------------
@@ -130,23 +213,32 @@ def parse_vary(system: Any, texts: list[str], given: dict[str, Any]) -> dict[str
         if name in given:
             raise SpecError(name, spec, f"is also given as {_flag(name)}: vary it or set it, not both")
         kind, _ = param_kind(system, name)
-        out[name] = vary_values(name, spec, kind, lambda t, name=name: coerce(system.spec, name, t))
+        decl = declared(system.spec).get(name)
+        step = (decl.kind.lo, decl.kind.step) if decl is not None and isinstance(decl.kind, Int) else (0, 1)
+        out[name] = vary_values(name, spec, kind, lambda t, name=name: coerce(system.spec, name, t), step)
     return out
 
 
-def vary_values(name: str, spec: str, kind: str, word: Callable[[str], Any] = str) -> range | tuple:
+def vary_values(
+    name: str, spec: str, kind: str, word: Callable[[str], Any] = str, step: tuple[int, int] = (0, 1)
+) -> range | tuple:
     """The values of one ``--vary NAME=SPEC``: ``LO..HI`` or a comma list of integers for an
-    integer ``kind``, a comma list read by ``word`` otherwise (ASCII digits only).
+    integer ``kind``, a comma list read by ``word`` otherwise (ASCII digits only). An
+    integer declared with a step (``step`` = its first value and step) varies over its own
+    values between LO and HI: a trait die's 4..12 is 4, 6, 8, 10, 12.
 
     >>> vary_values("hp", "3..5", "int"), vary_values("order", "a-first, rolled", "choice")
     (range(3, 6), ('a-first', 'rolled'))
+    >>> vary_values("trait", "4..12", "int", step=(4, 2))
+    range(4, 13, 2)
     """
     m = _RANGE.fullmatch(spec)
     if kind == "int" and m is not None:
         lo, hi = int(m.group(1)), int(m.group(2))
         if lo > hi:
             raise SpecError(name, spec, f"LO..HI needs LO <= HI, got {lo} > {hi}")
-        return range(lo, hi + 1)
+        first, every = step
+        return range(lo + (first - lo) % every, hi + 1, every)
     items = [t.strip() for t in spec.split(",")]
     if any(not t for t in items):
         raise SpecError(name, spec, "has an empty value in its comma list")
@@ -210,13 +302,9 @@ def _tune(args: argparse.Namespace) -> int:
     progress = False if args.no_progress else None
     df = tune_params(system, given, vary=vary, target=target, top=top, progress=progress)
     a = df.attrs
-    if a["skipped"]:
-        why = f"; the first refused {a['first_refusal']}" if a["first_refusal"] else ""
-        print(
-            f"critlab tune: {a['skipped']} of {a['points']} points skipped ({a['refused']} refused by the "
-            f"rules, {a['null']} with a null {a['target']['quantity']}){why}",
-            file=sys.stderr,
-        )
+    line = skipped_line("tune", a)
+    if line:
+        print(line, file=sys.stderr)
     names = list(vary)
     if args.json:
         out: dict[str, Any] = {"system": system.name, "params": a["params"]}
@@ -232,16 +320,15 @@ def _tune(args: argparse.Namespace) -> int:
             for row in df.to_dict(orient="records")
         ]
         out["skipped"] = a["skipped"]
+        out["first_refusal"] = a["first_refusal"]
         print(json.dumps(plain(out), indent=2, allow_nan=False))
         return 0
     fixed = ", ".join(f"{k}={v}" for k, v in {**a["params"], **a["fight"]}.items() if v is not None)
     print(f"{system.name}: {fixed}")
     t = a["target"]
     print(f"target {t['quantity']} = {t['value']:g}: {a['points']} points, {a['skipped']} skipped")
-    if df.empty:
-        print("  no point has a value")
-    else:
-        print(df.to_string(index=False, float_format=lambda x: f"{x:.10g}"))
+    best = system.make_spec(**split_fight(system, {**given, **{n: df[n].iloc[0] for n in names}})[0])
+    print_tune(df, Quantity(system, t["quantity"]).is_probability(best))
     return 0
 
 
@@ -251,7 +338,8 @@ def _sensitivity(args: argparse.Namespace) -> int:
     system = get_system(args.system)
     spec_params, fight = split_fight(system, _given(system, args))
     spec = system.make_spec(**spec_params)
-    df = sensitivity(spec, fight=fight)
+    only, quantities = names_list("--only", args.only), names_list("--quantities", args.quantities)
+    df = sensitivity(spec, fight=fight, only=only, quantities=quantities)
     if args.json:
         out: dict[str, Any] = {"system": system.name, "params": spec.params()}
         if fight:
@@ -270,10 +358,8 @@ def _sensitivity(args: argparse.Namespace) -> int:
         return 0
     fixed = ", ".join(f"{k}={v}" for k, v in {**spec.params(), **fight}.items() if v is not None)
     print(f"{system.name}: {fixed}")
-    import pandas as pd  # here: the help of tune and sensitivity loads no pandas
-
-    with pd.option_context("display.max_rows", None, "display.width", 120):
-        print(df.to_string(index=False, na_rep="null", float_format=lambda x: f"{x:.10g}"))
+    labels = system.exact(spec).labels
+    print_sensitivity(df, lambda q: is_probability_name(q, labels))
     return 0
 
 
@@ -286,4 +372,14 @@ def run(args: argparse.Namespace) -> int:
     raise ValueError(f"not a designer command: {args.command!r}")
 
 
-__all__ = ["COMMANDS", "add_parsers", "parse_target", "parse_vary", "run"]
+__all__ = [
+    "COMMANDS",
+    "add_narrowing",
+    "add_parsers",
+    "names_list",
+    "parse_target",
+    "parse_vary",
+    "print_sensitivity",
+    "run",
+    "skipped_line",
+]

@@ -17,6 +17,7 @@ alone when ``--trials`` is given (no validation then), else it exits 2 with one 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from critlab.analysis.spec import SpecError
@@ -147,6 +148,10 @@ def _design_parser(command: str) -> argparse.ArgumentParser:
         )
         p.add_argument("--target", required=True, help="QUANTITY=VALUE, e.g. a_wins=0.75")
         p.add_argument("--top", help="points to print (default 5)")
+    else:
+        from critlab.analysis.cli.design import add_narrowing
+
+        add_narrowing(p, "SETTING", "the integer settings to perturb (default: every one)")
     p.add_argument("--json", action="store_true", help="print the JSON")
     return p
 
@@ -181,7 +186,10 @@ def run_design(argv: list[str]) -> int:
     args = _design_parser(command).parse_args(argv[1:])
     enc = load_encounter(args.file)
     if command == "sensitivity":
-        df = sensitivity_encounter(enc)
+        from critlab.analysis.cli.design import names_list, print_sensitivity
+
+        only, quantities = names_list("--only", args.only), names_list("--quantities", args.quantities)
+        df = sensitivity_encounter(enc, only=only, quantities=quantities)
         if args.json:
             rows = [
                 {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
@@ -189,7 +197,7 @@ def run_design(argv: list[str]) -> int:
             ]
             _print_json({"encounter": enc.to_json(), "rows": rows})
         else:
-            print(df.to_string(index=False, na_rep="null", float_format=lambda x: f"{x:.10g}"))
+            print_sensitivity(df, _encounter_probability)
         return 0
     quantity, sep, value = args.target.rpartition("=")
     try:
@@ -205,6 +213,11 @@ def run_design(argv: list[str]) -> int:
         raise SpecError("top", args.top, "must be a positive integer")
     df = tune_encounter(enc, vary=_vary(enc, args.vary), target=(quantity.strip(), goal), top=top)
     a = df.attrs
+    from critlab.analysis.cli.design import skipped_line
+
+    line = skipped_line("tune", a)
+    if line:
+        print(line, file=sys.stderr)
     names = [c for c in df.columns if c not in ("value", "error")]
     if args.json:
         points = [
@@ -215,15 +228,21 @@ def run_design(argv: list[str]) -> int:
             }
             for r in df.to_dict(orient="records")
         ]
-        _print_json(
-            {"encounter": enc.to_json(), "target": a["target"], "points": points, "skipped": a["skipped"]}
-        )
+        out = {"encounter": enc.to_json(), "target": a["target"], "points": points, "skipped": a["skipped"]}
+        _print_json({**out, "first_refusal": a["first_refusal"]})
         return 0
     t = a["target"]
     print(f"target {t['quantity']} = {t['value']:g}: {a['points']} points, {a['skipped']} skipped")
-    print(
-        "  no point has a value"
-        if df.empty
-        else df.to_string(index=False, float_format=lambda x: f"{x:.10g}")
-    )
+    from critlab.analysis.cli.design import print_tune
+
+    print_tune(df, _encounter_probability(t["quantity"]))
     return 0
+
+
+def _encounter_probability(quantity: str) -> bool:
+    """Whether an encounter's quantity is a probability: its outcomes (joined by ``+``),
+    ``p_`` metrics and ``best_gain_`` (a difference of probabilities)."""
+    from critlab.analysis.design.quantity import is_probability_name
+    from critlab.analysis.encounter.exact import LABELS
+
+    return is_probability_name(quantity, LABELS) or quantity.startswith("best_gain_")

@@ -29,7 +29,8 @@ from typing import Any
 
 from critlab.analysis.fight.exact import MAX_ATTACKS_PER_ROUND, MAX_HP, MAX_ROUNDS, FightResult
 from critlab.analysis.results import ALL_BINS_HELP, CAPPED, JSON_BINS, cap_bins
-from critlab.analysis.spec import SpecError
+from critlab.analysis.spec import MissingParameter
+from critlab.analysis.text.human import amount, number, percent
 
 COMMAND = "fight"
 _FIGHT_FLAGS = {
@@ -72,7 +73,7 @@ def _fight_params(args: argparse.Namespace) -> dict[str, int]:
 
     hp = getattr(args, "fight_hp", None)
     if hp is None:
-        raise SpecError("hp", None, "is required: the target's hit points, --hp 1..1000000")
+        raise MissingParameter("hp", "the target's hit points, 1..1000000")
     out = {"hp": _int_arg("hp", hp, 1, MAX_HP)}
     k = getattr(args, "fight_attacks_per_round", None)
     out["attacks_per_round"] = 1 if k is None else _int_arg("attacks_per_round", k, 1, MAX_ATTACKS_PER_ROUND)
@@ -81,27 +82,56 @@ def _fight_params(args: argparse.Namespace) -> dict[str, int]:
     return out
 
 
-def _print_exact(result: FightResult) -> None:
+def answer(result: FightResult) -> str:
+    """The fight's answer in one sentence, before any table: how many rounds the target
+    lasts (mean and median), how often it falls by round 3, and how often at all.
+
+    >>> from critlab.analysis.fight.exact import fight
+    >>> from critlab.analysis.systems import get_system
+    >>> print(answer(fight(get_system("thac0").make_spec(thac0=15, target_ac=5), hp=30, attacks_per_round=2)))
+    The 30 hp target falls in 6.307 rounds on average (median 6); by round 3 in 5.35% of fights; \
+defeated in 100.00% within 1000 rounds.
+    """
+    m, f = result.metrics, result.fight
+    if m.get("mean_rounds") is None:
+        return f"The {f.hp} hp target is never defeated within {f.max_rounds} rounds."
+    by3 = m.get("p_defeated_by_round_3")
+    return (
+        f"The {f.hp} hp target falls in {amount(m['mean_rounds'])} rounds on average (median "
+        f"{m['median_rounds']}); by round 3 in {percent(by3)} of fights; defeated in "
+        f"{percent(result.outcomes['defeated'])} within {f.max_rounds} rounds."
+    )
+
+
+def _print_exact(result: FightResult, verdict: str = "") -> None:
+    """The fight as a person reads it: the answer, a simulation's verdict (when given),
+    then the tables."""
     from critlab.analysis.cli.args import _format_table
 
     params = ", ".join(f"{k}={v}" for k, v in result.params.items() if v is not None)
     print(f"{result.system}: {params}")
     print("fight: " + ", ".join(f"{k}={v}" for k, v in result.fight.to_json().items()))
-    print(_format_table("outcomes", [(k, f"{p:.10f}") for k, p in result.outcomes.items()]))
-    rows = []
-    for name, d in result.distributions.items():
-        rows.append((name, f"mean {d.mean:.4f}  sd {d.sd:.4f}  range {d.min}..{d.max}  tail {d.tail:.2g}"))
-    print(_format_table("distributions", rows))
-    metrics = [(k, "null" if v is None else f"{v:.10g}") for k, v in result.metrics.items()]
-    print(_format_table("metrics", metrics))
+    print(answer(result))  # the answer first, the tables after it
+    if verdict:
+        print(verdict)
     rounds = result.distributions["rounds"]
     by_round, shown = 0.0, []
     for r in range(rounds.min, rounds.max + 1):
         by_round += rounds.pmf(r)
-        shown.append((f"{r}", f"{rounds.pmf(r):.10f}  by then {by_round:.10f}"))
-        if by_round > 1 - 1e-6 or len(shown) >= 30:
+        shown.append((f"{r}", f"{percent(rounds.pmf(r)):>8}  by then {percent(by_round):>8}"))
+        if by_round >= 0.9999 or len(shown) >= 30:  # the rest reads ">99.99%": cut as `dice` cuts
             break
     print(_format_table("rounds (P(defeated in round r), P(defeated by round r))", shown))
+    print(_format_table("outcomes", [(k, percent(p)) for k, p in result.outcomes.items()]))
+    rows = [
+        (name, f"mean {amount(d.mean)}  sd {amount(d.sd)}  range {d.min}..{d.max}  tail {d.tail:.2g}")
+        for name, d in result.distributions.items()
+    ]
+    print(_format_table("distributions", rows))
+    metrics = [
+        (k, number(v, probability=k.startswith("p_"), missing="null")) for k, v in result.metrics.items()
+    ]
+    print(_format_table("metrics", metrics))
 
 
 def _json(exact: FightResult, args: argparse.Namespace, **more: Any) -> dict[str, Any]:
@@ -155,11 +185,13 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         cli._print_json(_json(exact, args, simulated=sim.to_json(), validation=v.to_json()))
     else:
-        _print_exact(exact)
-        print(f"simulated: trials={sim.trials} seed={sim.seed}")
+        _print_exact(exact, v.verdict())
+        print(f"simulated: {sim.trials:,} fights, seed {sim.seed}")
         se = dict(zip(sim.labels, sim.tally.standard_errors, strict=True))
-        print(cli._format_table("outcomes", [(k, f"{p:.6f} ± {se[k]:.6f}") for k, p in sim.outcomes.items()]))
-        metrics = [(k, "null" if m is None else f"{m:.6g}") for k, m in sim.metrics.items()]
+        print(cli._format_table("outcomes", [(k, percent(p, se[k])) for k, p in sim.outcomes.items()]))
+        metrics = [
+            (k, number(m, probability=k.startswith("p_"), missing="null")) for k, m in sim.metrics.items()
+        ]
         print(cli._format_table("metrics", metrics))
         print(v.text())
     return 0 if v.passed else 1

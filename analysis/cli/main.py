@@ -71,6 +71,7 @@ from critlab.analysis.cli.args import (  # noqa: E402
     _add_system_params,
     _alpha_arg,
     _cluster,
+    _count_arg,
     _format_table,
     _int_arg,
     _Parser,
@@ -80,7 +81,7 @@ from critlab.analysis.cli.args import (  # noqa: E402
 )
 from critlab.analysis.results import ALL_BINS_HELP, CAPPED, cap_bins  # noqa: E402
 from critlab.analysis.run import MAX_SEED, MAX_TRIALS  # noqa: E402
-from critlab.analysis.spec import SpecError  # noqa: E402
+from critlab.analysis.spec import MissingParameter, SpecError  # noqa: E402
 from critlab.analysis.systems import get_system, registry  # noqa: E402
 from critlab.analysis.text.numtext import one_line  # noqa: E402
 
@@ -108,9 +109,9 @@ def _build_parser(
     parser.add_argument("--version", action="version", version=f"critlab {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    dice = sub.add_parser("dice", help="exact distribution of dice expressions (several: side by side)")
-    dice.add_argument("expr", nargs="+", help="dice notation, e.g. 4d6dl1, 2d6+1 or 1d6!")
-    dice.add_argument("--json", action="store_true", help="print the documented JSON (a list for several)")
+    from critlab.analysis.cli import dice as dice_cli
+
+    dice_cli.add_parser(sub)  # dice expressions: needs no system's flags
 
     for cmd_name, text in (
         ("exact", "exact outcome distribution"),
@@ -206,47 +207,44 @@ def _dash_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
 
 
 def _print_result(result, *, simulated: bool) -> None:
+    from critlab.analysis.text.human import amount, number, percent
+
     head = f"{result.system}: " + ", ".join(f"{k}={v}" for k, v in result.params.items() if v is not None)
     print(head)
     if simulated:
-        print(f"trials={result.trials} seed={result.seed}")
+        print(f"simulated: {result.trials:,} trials, seed {result.seed}")
         se = dict(zip(result.labels, result.tally.standard_errors, strict=True))
-        rows = [(k, f"{p:.6f} ± {se[k]:.6f}") for k, p in result.outcomes.items()]
+        rows = [(k, percent(p, se[k])) for k, p in result.outcomes.items()]
+        unreachable: list[str] = []
     else:
-        rows = [(k, f"{p:.10f}") for k, p in result.outcomes.items()]
+        # a label these rules cannot reach (exactly 0) is left out of the table, named
+        # below it; --json keeps every label
+        rows = [(k, percent(p)) for k, p in result.outcomes.items() if p != 0.0]
+        unreachable = [k for k, p in result.outcomes.items() if p == 0.0]
     print(_format_table("outcomes", rows))
+    if unreachable:
+        print(f"  (never with these parameters: {', '.join(unreachable)})")
     dists = result.tally.hists if simulated else result.distributions
     drows = []
     for name, d in dists.items():
         if d is None:
             drows.append((name, "null"))
         elif simulated:
-            drows.append((name, f"mean {d.mean():.4f} (binned)"))
+            drows.append((name, f"mean {amount(d.mean())} (binned)"))
         else:
             drows.append(
-                (name, f"mean {d.mean:.4f}  sd {d.sd:.4f}  range {d.min}..{d.max}  tail {d.tail:.2g}")
+                (name, f"mean {amount(d.mean)}  sd {amount(d.sd)}  range {d.min}..{d.max}  tail {d.tail:.2g}")
             )
     if drows:
         print(_format_table("distributions", drows))
     if result.metrics:
-        print(
-            _format_table(
-                "metrics", [(k, "null" if v is None else f"{v:.6g}") for k, v in result.metrics.items()]
-            )
-        )
-
-
-def _cmd_dice(args: argparse.Namespace) -> int:
-    from critlab.analysis.dice import view
-    from critlab.analysis.dice.notation import parse
-
-    exprs = [parse(text) for text in args.expr]  # every expression checked before any output
-    if args.json:
-        objs = [view.to_json(e) for e in exprs]
-        _print_json(objs[0] if len(objs) == 1 else objs)
-    else:
-        print("\n".join(view.table_lines(exprs)))
-    return 0
+        rows = [
+            (k, number(v, probability=k.startswith("p_"), missing="null")) for k, v in result.metrics.items()
+        ]
+        print(_format_table("metrics", rows))
+    policy = getattr(result, "policy_lines", None)  # a choosing mechanic's best play, in words
+    if policy is not None:
+        print("policy (best play)\n" + "\n".join(f"  {line}" for line in policy()))
 
 
 def _cmd_system(args: argparse.Namespace) -> int:
@@ -264,7 +262,7 @@ def _cmd_system(args: argparse.Namespace) -> int:
             _print_result(result, simulated=False)
         return 0
     # every option is checked before the simulation (and before a cluster is reached)
-    trials = _int_arg("trials", args.trials, 1, MAX_TRIALS)
+    trials = _count_arg("trials", args.trials, 1, MAX_TRIALS)
     seed = _int_arg("seed", args.seed, 0, MAX_SEED)
     threads = _int_arg("threads", args.threads, 1, MAX_THREADS)
     alpha = _alpha_arg(args.alpha) if args.command == "validate" else None
@@ -341,7 +339,9 @@ def _run(argv: Sequence[str] | None) -> int:
         parser = _build_parser(mechanics, systems=systems, **_named(argv))
     args = parser.parse_args(_dash_values(parser, argv))
     if args.command == "dice":
-        status = _cmd_dice(args)
+        from critlab.analysis.cli import dice as dice_cli
+
+        status = dice_cli.run(args)
     elif args.command == "report":
         status = _cmd_report(args)
     elif args.command in ("tune", "sensitivity"):
@@ -411,6 +411,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the reader went away (e.g. `critlab dice 1d6! | head`): stop quietly
         _silence_stdout()
         return 0
+    except MissingParameter as exc:  # named as the flag to give
+        return _error(exc.flag_text())
     except (SpecError, ValueError) as exc:
         return _error(exc)
     except MemoryError:

@@ -45,14 +45,29 @@ bin holding any mass (below 10⁻¹²) cut off from unbounded outcomes.
   this order: a reroll (`rr` while the face meets its selector, `ro` once), a clamp (`miT`, `maT`), an
   explosion (`!` or `!!` on the maximum or its selector, each added roll exploding again and never rerolled;
   `o` one added roll only; `!p` each added roll minus 1; `x` each added roll a die of its own, so keep and
-  count see it), keep/drop over the dice's totals (`khK`, `kK`, `klK`, `dhK`, `dlK`), a count (`cs` the
-  totals meeting its selector, minus with `df` those meeting df's; `cf`), and a scale (`*K`, `/K` rounding
-  down). A selector is `T` (equality: **`1d6rr2` rerolls only 2s**; it once meant "2 or less", now
-  `rr<=2`), `=T`, `<T`, `<=T`, `>T` or `>=T`. A group `{E1, E2, ...}` keeps, counts or sums its members'
-  values (`{1d8!, 1d6!}kh1`, `{d6, d6, d8, d12}kh2`). Terms combine with `+`, `-` and integer modifiers,
-  and a trailing comparison (`1d20+5>=15`) makes the value 1 where it holds, else 0. Everything is exact
-  (explosions with an explicit tail); limits on the text, the dice and the work an expression asks for are
-  checked before any is done.
+  count see it), keep/drop over the dice's totals (`khK`, `kK`, `klK`, `dhK`, `dlK`; over an `x` term's every
+  roll, explosions' own included: `4d6xkh3`, `4d6xdl1`), a count (`cs` the totals meeting its selector, minus
+  with `df` those meeting df's; `cf`), and a scale (`*K`, `/K` rounding down). A selector is `T` (equality:
+  **`1d6rr2` rerolls only 2s**; it once meant "2 or less", now `rr<=2`), `=T`, `<T`, `<=T`, `>T` or `>=T`. A
+  group `{E1, E2, ...}` keeps, counts or sums its members' values (`{1d8!, 1d6!}kh1`, `{d6, d6, d8, d12}kh2`).
+  Terms combine with `+`, `-` and integer modifiers, and a trailing comparison (`1d20+5>=15`) makes the value
+  1 where it holds, else 0. Everything is exact (explosions with an explicit tail); limits on the text, the
+  dice and the work an expression asks for are checked before any is done. Another tool's spelling is refused
+  with critlab's (`4d6r1`: `rr1` or `ro1`; `4d6d1`: `dl1`; `1d20min10`: `mi10`; a `[label]`: a dialect).
+- **Dialects.** `critlab dice --dialect roll20|foundry` (or `CRITLAB_DIALECT`, the flag winning),
+  `critlab.dice(expr, dialect=...)` and a dice parameter written `roll20:EXPR` / `foundry:EXPR` read an
+  expression as that tool's documentation defines it, restated in critlab's grammar (`roll20 8d6>4 =
+  8d6cs>=4`). Roll20: `!` explodes into dice of their own (`x`), `!!` compounds (`!`), `!p` penetrates; a
+  compare point `>T` is T or more, `<T` T or less; a bare compare point after dice counts successes
+  (`8d6>4`), `fT` subtracts failures; `r` rerolls while (several join), `ro` once; `k` = `kh`, `d` = `dl`;
+  `cs`/`cf` (colour), sorting and `[labels]` change nothing; matches (`m`, `mt`) are refused; a group of one
+  roll acts on its dice (`{5d6!!}>8`), of several on their totals; computed dice (`(1+2)d6`) are integers,
+  and words after the formula (or a `\\`) say what it is for. Foundry applies modifiers in the order
+  written: `r` once, `rr` while, `x`/`xo`, `k`/`kh`/`kl`/`d`/`dl`/`dh` (1 where unwritten), `min`/`max`
+  (`mi`/`ma`), `cs`/`cf`/`df`/`sf`/`even`/`odd` as each result counts there (`6d6even` is
+  `6d{0,1,0,1,0,1}`), `ms` (the target off the total), compare points strict (`cs>10` is 11 or more),
+  labels ignored, `!` refused naming `x`. A form a dialect defines that critlab cannot answer exactly (a cap
+  `r1=1`, Roll20's `/` without `floor`) exits 2 naming it.
 - **Fights** (`critlab fight`): a spec's attack repeated against a target of `hp` hit points,
   `attacks_per_round` attacks a round, at most `max_rounds` rounds; the target falls at the end of the first
   round whose damage reaches `hp`. Labels `defeated`, `undecided`; distributions `rounds`, `overkill`;

@@ -12,8 +12,12 @@ The unit is the fight engine's: one multiply-add of the array loops an exact eng
 the estimate is the same on every machine. A point costs:
 
 - :data:`POINT_COST` for building its spec and the system's exact model and result, plus
-  :data:`VALUE_COST` for each value its dice distributions span (the model mixes them);
-- the steps of each distinct dice expression once (the dice engine keeps what it computed);
+  :data:`VALUE_COST` for each value its dice distributions span (the model convolves, mixes
+  and sums them at every point);
+- each distinct dice expression once (the dice engine keeps what it computed): its values,
+  the steps of its exact programmes and the sums of its terms, as
+  :func:`critlab.analysis.dice.limits.limits` counts them from the notation alone
+  (:func:`dice_work`);
 - a fight: :func:`critlab.analysis.fight.exact.estimate_work` (the attack's exact damage is
   computed for it, which is the dice work above);
 - an encounter: its states times each round's attacks times their damage values, over the
@@ -24,76 +28,97 @@ The unit, :data:`BUDGET` and :func:`check_budget` are :mod:`critlab.analysis.fig
 
 >>> from critlab.analysis.systems import get_system
 >>> spec = get_system("thac0").make_spec(thac0=15, target_ac=5)
->>> Work(10**5, point_work(spec)).total < BUDGET
+>>> Work(10**5, *spec_work(spec)).total < BUDGET     # the largest plain grid a tune takes
 True
 >>> check_budget(Work(10**5, point_work(spec, {"hp": 10**5})), "vary", "use fewer points or a lower hp")
 Traceback (most recent call last):
 ...
-critlab.analysis.spec.SpecError: parameter vary = 100,000 points: need about 7e+12 units of exact work (...
+critlab.analysis.spec.SpecError: parameter vary = 100,000 points: need about 7...e+12 units of exact work (...
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
-from critlab.analysis.dice.limits import limits
-from critlab.analysis.dice.notation import parse
 from critlab.analysis.fight.work import (
     BUDGET,
     MAX_PROBES,
-    POINT_COST,
     STATE_COST,
     Work,
     check_budget,
     corners,
     encounter_work,
 )
-from critlab.analysis.params import Dice, declared
+from critlab.analysis.params import Dice, declared, default_of
 from critlab.analysis.spec import Spec, SpecError
+
+# A point's own work is the foundations' (every kind of model estimates its own there).
+from critlab.analysis.work import (
+    DICE_VALUE_COST,
+    EXPRESSION_COST,
+    POINT_COST,
+    STEP_COST,
+    SUM_COST,
+    VALUE_COST,
+    dice_of,
+    dice_work,
+    spec_work,
+)
 
 # At most this many of a sweep's specs are read for their own work (from parameters only).
 SAMPLE = 4096
-# Each value a point's dice distributions span, mixed by the system's model at every point.
-VALUE_COST = 20.0
+# At most this many points, and distinct expressions, are read from the notation alone.
+NOTATION_SAMPLE = 256
+# Fights whose estimate is kept: checks and a grid's corners repeat a spec and a fight.
+_KEPT = 64
 
 
-def dice_work(text: Any) -> tuple[float, float]:
-    """``(per point, once)`` of one dice expression: its values mixed at every point, its
-    exact programme's steps once. Text that is not dice notation costs nothing here (the
-    rules refuse it at the point).
+def _sample(n: int, k: int) -> list[int]:
+    """Up to ``k`` of ``n`` indices, evenly spaced, the first and the last among them
+    (every index when ``n <= k``).
 
-    >>> dice_work("2d6"), dice_work("not dice")
-    ((240.0, 0.0), (0.0, 0.0))
+    >>> _sample(5, 256), _sample(9, 3)
+    ([0, 1, 2, 3, 4], [0, 4, 8])
     """
-    try:
-        terms = parse(str(text)).terms
-    except ValueError:
-        return 0.0, 0.0
-    _, span, steps, summed = limits(terms)
-    return span * VALUE_COST, float(steps + summed)
+    m = min(k, n)
+    return sorted({round(i * (n - 1) / max(m - 1, 1)) for i in range(m)})
 
 
-def dice_of(spec: Spec) -> list[str]:
-    """The dice expressions a spec's exact result uses (its dice parameters in use)."""
-    unused = spec.unused() if hasattr(spec, "unused") else frozenset()
-    out = []
-    for name, decl in declared(type(spec)).items():
-        value = getattr(spec, name, None)
-        if isinstance(decl.kind, Dice) and value is not None and name not in unused:
-            out.append(str(value))
-    return out
+def notation_work(system: Any, points: Sequence[Mapping[str, Any]]) -> Work:
+    """The exact work of points given by their parameters (``{name: value}`` each, over
+    ``system``'s defaults), read from the dice notation alone: before any spec is built,
+    since building one checks its dice by computing them. The spec's own
+    :data:`POINT_COST` and :func:`dice_work` of every dice parameter given or defaulted
+    (used or not: an upper bound), each distinct expression's dice computed once.
 
+    >>> from critlab.analysis.systems import get_system
+    >>> thac0 = get_system("thac0")
+    >>> heavy = [{"damage": f"100d1000+{k}"} for k in range(4002)]
+    >>> f"{notation_work(thac0, heavy).total:.2g}"     # ~0.1 s a point: refused
+    '1.6e+12'
+    >>> notation_work(thac0, [{}] * 10**5).total < BUDGET     # the largest plain grid
+    True
+    """
+    n = len(points)
+    spec_cls = getattr(system, "spec", None)
+    fields = declared(spec_cls) if spec_cls is not None else {}
+    dice = {name: default_of(spec_cls, name) for name, d in fields.items() if isinstance(d.kind, Dice)}
 
-def spec_work(spec: Spec) -> tuple[float, float]:
-    """``(per point, once)`` of one spec's exact result: :data:`POINT_COST`, and every dice
-    parameter it uses (:func:`dice_work`)."""
-    per, once = POINT_COST, 0.0
-    for text in dice_of(spec):
-        p, o = dice_work(text)
-        per, once = per + p, once + o
-    return per, once
+    def texts(point: Mapping[str, Any]) -> list[str]:
+        return [str(v) for name, default in dice.items() if (v := point.get(name, default)) is not None]
+
+    if not n:
+        return Work(0, 0.0)
+    work = lru_cache(maxsize=None)(dice_work)  # reading notation takes ~0.5 ms an expression
+    picked = _sample(n, NOTATION_SAMPLE)
+    per = math.fsum(POINT_COST + math.fsum(work(t)[0] for t in texts(points[i])) for i in picked)
+    distinct = list(dict.fromkeys(t for p in points for t in texts(p)))
+    read = [distinct[i] for i in _sample(len(distinct), NOTATION_SAMPLE)]
+    once = math.fsum(work(t)[1] for t in read) * len(distinct) / max(len(read), 1)
+    return Work(n, per / len(picked), once)
 
 
 def points_work(points: Sequence[tuple[Spec, Mapping[str, Any] | None]]) -> Work:
@@ -113,9 +138,11 @@ def points_work(points: Sequence[tuple[Spec, Mapping[str, Any] | None]]) -> Work
     once = dice_once(text for spec, _ in points for text in dice_of(spec))
 
     def sample(k: int) -> list[int]:
-        return sorted({round(i * (n - 1) / max(k - 1, 1)) for i in range(min(k, n))})
+        return _sample(n, k)
 
     per = math.fsum(spec_work(points[i][0])[0] for i in sample(SAMPLE)) / len(sample(SAMPLE))
+    if Work(n, per, once).total > BUDGET:  # refused from the notation alone: no fight probed
+        return Work(n, per, once)
     fights = [i for i in sample(MAX_PROBES) if points[i][1]]
     if fights:
         spent = math.fsum(fight_work(points[i][0], points[i][1], at_limit=True) for i in fights)
@@ -124,6 +151,20 @@ def points_work(points: Sequence[tuple[Spec, Mapping[str, Any] | None]]) -> Work
 
 
 def fight_work(spec: Spec, fight: Mapping[str, Any], *, at_limit: bool = False) -> float:
+    """See :func:`_fight_work`; estimated once for checks and corners of the same spec and
+    fight (an unhashable spec each time)."""
+    try:
+        return _kept_fight_work(spec, tuple(sorted(fight.items())), at_limit)
+    except TypeError:  # unhashable
+        return _fight_work(spec, fight, at_limit=at_limit)
+
+
+@lru_cache(maxsize=_KEPT)
+def _kept_fight_work(spec: Spec, fight: tuple[tuple[str, Any], ...], at_limit: bool) -> float:
+    return _fight_work(spec, dict(fight), at_limit=at_limit)
+
+
+def _fight_work(spec: Spec, fight: Mapping[str, Any], *, at_limit: bool = False) -> float:
     """The exact fight of ``spec``'s attack against ``fight`` (``hp``, ...), in units;
     computes the attack's exact damage. A fight past its work bound is refused before any
     work: 0.0, or with ``at_limit`` the bound itself (a grid's corner past it stands for
@@ -155,12 +196,17 @@ __all__ = [
     "POINT_COST",
     "STATE_COST",
     "VALUE_COST",
+    "DICE_VALUE_COST",
+    "EXPRESSION_COST",
+    "STEP_COST",
+    "SUM_COST",
     "Work",
     "MAX_PROBES",
     "check_budget",
     "corners",
     "SAMPLE",
     "dice_of",
+    "notation_work",
     "dice_once",
     "points_work",
     "dice_work",

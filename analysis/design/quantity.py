@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from critlab.analysis.spec import Spec, SpecError
+from critlab.analysis.spec_error import quoted
 
 # Bounds and targets are compared this loosely: exact probabilities carry float rounding
 # (0.09750000000000003 is 39/400 computed), never a real difference this small.
@@ -140,15 +141,17 @@ class Quantity:
 
     def __init__(self, system: Any, text: str) -> None:
         if not isinstance(text, str) or not text.strip():
-            raise QuantityError(f"a quantity must be named, got {text!r}")
+            raise QuantityError(f"a quantity must be named, got {quoted(text)}")
         self.system = system
         self.text = text
         self.parts = tuple(snake(p) for p in text.split("+"))
         if any(not p for p in self.parts):
-            raise QuantityError(f"quantity {text!r}: an empty name between '+' signs")
+            raise QuantityError(f"quantity {quoted(text)}: an empty name between '+' signs")
         seen = [p for i, p in enumerate(self.parts) if p in self.parts[:i]]
         if seen:
-            raise QuantityError(f"quantity {text!r} names {seen[0]} twice: join distinct labels with '+'")
+            raise QuantityError(
+                f"quantity {quoted(text)} names {seen[0]} twice: join distinct labels with '+'"
+            )
         self.name = "+".join(self.parts)
         self._cache: dict[tuple, _Resolved | None] = {}
 
@@ -183,7 +186,7 @@ class Quantity:
     def _unknown(self, result: Any, fight_result: Any) -> str:
         what = "outcomes" if len(self.parts) > 1 else "quantity"
         lines = [
-            f"unknown {what} {self.text!r} for {self.system.name}",
+            f"unknown {what} {quoted(self.text)} for {self.system.name}",
             f"outcomes: {', '.join(result.labels)} (or several joined by '+')",
             f"metrics: {', '.join(result.metrics) or 'none'}",
         ]
@@ -224,6 +227,26 @@ class Quantity:
         """The quantity's exact value at ``spec`` (with ``fight``: hp, ... of a fight)."""
         result = self.system.exact(spec)
         return self.value_of(result, self.needs_fight(result, fight, spec))
+
+    def is_probability(self, spec: Spec) -> bool:
+        """Whether the quantity is a probability (an outcome, outcomes joined, a ``p_``
+        metric; a fight's own outcomes), shown to people in percent, else an amount."""
+        try:
+            where = self.resolve(self.system.exact(spec))
+        except QuantityError:  # the fight's: its outcomes and p_ metrics are probabilities
+            return is_probability_name(self.name, ("defeated", "undecided"))
+        return where.indices is not None or str(where.metric).startswith("p_")
+
+
+def is_probability_name(name: str, labels: Iterable[str]) -> bool:
+    """Whether a quantity named ``name`` is a probability among outcome ``labels``: one of
+    them, several joined by ``+``, or a ``p_`` metric.
+
+    >>> is_probability_name("a_wins+draw", ("a_wins", "draw")), is_probability_name("mean_rounds", ())
+    (True, False)
+    """
+    known = set(labels)
+    return all(p in known for p in name.split("+")) or name.startswith("p_")
 
 
 def quantities_of(result: Any, fight_result: Any = None) -> list[tuple[str, str, str]]:

@@ -16,17 +16,19 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from critlab.analysis.design import cost
-from critlab.analysis.design.quantity import QuantityError, quantities_of, run_fight, snake
+from critlab.analysis.design.quantity import TOLERANCE, QuantityError, quantities_of, run_fight, snake
 from critlab.analysis.design.tune import param_kind
 from critlab.analysis.fight.exact import Fight
+from critlab.analysis.fight.work import narrowed
 from critlab.analysis.spec import Spec, system_of
+from critlab.analysis.spec_error import quoted
 
 COLUMNS = ("param", "quantity", "at", "minus_1", "plus_1")
 
@@ -61,7 +63,13 @@ def check_work(spec: Spec, fight: Mapping[str, Any], points: int) -> None:
     cost.check_budget(work, "hp" if fight else "spec", "a lower hp, fewer attacks_per_round or max_rounds")
 
 
-def sensitivity(spec: Spec, *, fight: Mapping[str, Any] | None = None) -> pd.DataFrame:
+def sensitivity(
+    spec: Spec,
+    *,
+    fight: Mapping[str, Any] | None = None,
+    only: Iterable[str] | None = None,
+    quantities: Iterable[str] | None = None,
+) -> pd.DataFrame:
     """Every outcome probability and metric at ``spec`` and at each integer parameter ± 1.
 
     Parameters
@@ -72,6 +80,11 @@ def sensitivity(spec: Spec, *, fight: Mapping[str, Any] | None = None) -> pd.Dat
         ``hp`` (and optionally ``attacks_per_round``, ``max_rounds``): the fight's outcomes
         and metrics are quantities too, and the fight parameters given are perturbed as
         well (after the spec's).
+    only
+        The parameters to perturb (snake or kebab case), a subset of those above (kept in
+        their order); the work is theirs alone.
+    quantities
+        The quantities to report (outcome labels and metrics), a subset of those below.
 
     Returns
     -------
@@ -93,10 +106,14 @@ def sensitivity(spec: Spec, *, fight: Mapping[str, Any] | None = None) -> pd.Dat
     fight = dict(fight or {})
     params = [n for n, v in spec.params().items() if v is not None and param_kind(system, n)[0] == "int"]
     params += [n for n in fight if isinstance(fight[n], int)]
+    params = narrowed(params, only, "an integer parameter with a value")
     check_work(spec, fight, 1 + 2 * len(params))
     here = system.exact(spec)
     here_fight = run_fight(spec, fight) if fight else None
     names = quantities_of(here, here_fight)
+    if quantities is not None:
+        keep = set(narrowed([n for n, _, _ in names], quantities, "an outcome or metric", "quantities"))
+        names = [q for q in names if q[0] in keep]
     at = _values(here, here_fight, names)
     rows = []
     for p in params:
@@ -137,7 +154,7 @@ def effects(data: pd.DataFrame, quantity: str) -> pd.DataFrame:
     by_snake = {snake(q): q for q in known}
     missing = [p for p in parts if p not in by_snake]
     if missing:
-        raise QuantityError(f"unknown quantity {missing[0]!r}; quantities: {', '.join(known)}")
+        raise QuantityError(f"unknown quantity {quoted(missing[0])}; quantities: {', '.join(known)}")
     sub = data[data["quantity"].isin([by_snake[p] for p in parts])]
     summed = sub.groupby("param", sort=False)[["at", "minus_1", "plus_1"]].sum(min_count=len(parts))
     out = pd.DataFrame(
@@ -195,4 +212,23 @@ def tornado(
     return fig
 
 
-__all__ = ["COLUMNS", "check_work", "effects", "sensitivity", "tornado"]
+def changing(data: pd.DataFrame) -> pd.DataFrame:
+    """The rows whose three values are not all equal (within 1e-12; null equals null): what
+    the text output shows.
+
+    >>> frame = pd.DataFrame({"param": ["a", "b"], "quantity": ["q", "q"], "at": [0.5, 0.5],
+    ...                       "minus_1": [0.5, 0.4], "plus_1": [0.5 + 1e-13, float("nan")]})
+    >>> changing(frame).param.tolist()
+    ['b']
+    """
+    at = data["at"].to_numpy(dtype=float)
+
+    def same(col: str) -> np.ndarray:
+        other = data[col].to_numpy(dtype=float)
+        both_null = np.isnan(at) & np.isnan(other)
+        return both_null | (np.abs(at - other) <= TOLERANCE)
+
+    return data[~(same("minus_1") & same("plus_1"))]
+
+
+__all__ = ["COLUMNS", "changing", "check_work", "effects", "sensitivity", "tornado"]

@@ -23,6 +23,7 @@ from critlab.analysis.design.cost import check_budget, points_work
 from critlab.analysis.results import SimResult
 from critlab.analysis.run import RunOptions
 from critlab.analysis.spec import Spec, SpecError, system_of
+from critlab.analysis.spec_error import quoted
 
 # More points than this in one sweep is a typo in a range, not a study (each point is an
 # exact computation); counted from the axes' lengths before any point is built.
@@ -44,7 +45,7 @@ def count_points(grid: dict[str, Iterable[Any]], limit: int = MAX_POINTS) -> dic
     lengths = {}
     for name, values in grid.items():
         if not isinstance(values, Iterable):
-            raise TypeError(f"sweep over {name}: needs a list or range of values, got {values!r}")
+            raise TypeError(f"sweep over {name}: needs a list or range of values, got {quoted(values)}")
         if isinstance(values, Sized):
             try:
                 lengths[name] = len(values)

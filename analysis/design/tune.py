@@ -42,6 +42,7 @@ from critlab.analysis.design.quantity import (
     snake,
     split_fight,
 )
+from critlab.analysis.fight.work import no_value
 from critlab.analysis.params import Bool, Choice, Dice, Int, declared
 from critlab.analysis.spec import Spec, SpecError, field_types, system_of
 
@@ -106,6 +107,10 @@ def check_axes(system: Any, params: Mapping[str, Any], vary: Mapping[str, Iterab
     """
     known = known_params(system)
     fights = fight_params_of(system)
+    if not isinstance(vary, Mapping) or not vary:
+        raise SpecError(
+            "vary", vary, "must name at least one parameter and its values, e.g. {'crit_range': range(0, 11)}"
+        )
     axes = []
     for raw, values in vary.items():
         name = snake(raw)
@@ -138,10 +143,28 @@ def check_axes(system: Any, params: Mapping[str, Any], vary: Mapping[str, Iterab
     if any(a.fight for a in axes) and "hp" not in params and not any(a.name == "hp" for a in axes):
         first = next(a for a in axes if a.fight)
         raise SpecError(first.name, first.values[0], "is a fight parameter: give hp as well (or vary it)")
+    names = {a.name for a in axes}
+    spec_base = {k: v for k, v in params.items() if k not in fights and k not in names}
+    notation_work(system, spec_base, axes)  # before any spec: building one computes its dice
     for axis in axes:
         if not axis.fight:
             _check_used(system, params, axes, axis)
     return axes
+
+
+def notation_work(system: Any, spec_base: Mapping[str, Any], axes: list[Axis]) -> cost.Work:
+    """The grid's exact work read from its dice notation alone (the mean over its corners,
+    each varied expression once), refused with a SpecError naming ``vary`` when over the
+    budget: before any spec is built, since building one computes its dice."""
+    n = math.prod(len(a.values) for a in axes)
+    corners = cost.corners([(a.name, a.values) for a in axes])
+    kws = [{**spec_base, **{a.name: point[a.name] for a in axes if not a.fight}} for point in corners]
+    dice = {name for name, d in declared(system.spec).items() if isinstance(d.kind, Dice)}
+    notation = cost.notation_work(system, kws)
+    once = notation.once + cost.dice_once(v for a in axes if a.name in dice for v in a.values)
+    work = cost.Work(n, notation.per_point, once)
+    cost.check_budget(work, "vary", "use fewer points (a narrower --vary range) or smaller dice")
+    return work
 
 
 def _check_used(system: Any, params: Mapping[str, Any], axes: list[Axis], axis: Axis) -> None:
@@ -256,6 +279,8 @@ def tune_params(
             bar.close()
 
     found = np.flatnonzero(~np.isnan(values))
+    if not len(found):  # every point skipped: the grid answers nothing
+        raise no_value(n, refused, null, q.name, first_refusal)
     key = np.round(np.abs(values[found] - goal), 12)  # differences below 1e-12 are ties
     best = found[np.argsort(key, kind="stable")][:top]
     coords = np.unravel_index(best, shape) if len(best) else [[] for _ in axes]
@@ -290,21 +315,23 @@ def grid_work(
     """The grid's estimated exact work (:mod:`critlab.analysis.design.cost`): the mean
     over its corners (:func:`~critlab.analysis.design.cost.corners`) times its points,
     refused with a SpecError naming ``vary`` when over the budget. The specs' own work is
-    checked first, from their parameters alone; then, where the quantity is the fight's,
+    checked first, from their parameters alone (and from the notation before that:
+    :func:`notation_work`); then, where the quantity is the fight's,
     each corner's fight from its attack's exact damage (a corner past the fight's bound
     stands for the points just inside it)."""
     shrink = "use fewer points (a narrower --vary range)"
+    dice = {name for name, d in declared(system.spec).items() if isinstance(d.kind, Dice)}
+    varied = [v for a in axes if a.name in dice for v in a.values]
+    corners = cost.corners([(a.name, a.values) for a in axes])
+    kws = [{**spec_base, **{a.name: point[a.name] for a in axes if not a.fight}} for point in corners]
     probes = []
-    for point in cost.corners([(a.name, a.values) for a in axes]):
-        kw = {**spec_base, **{a.name: point[a.name] for a in axes if not a.fight}}
+    for point, kw in zip(corners, kws, strict=True):
         fight = {**fight_base, **{a.name: point[a.name] for a in axes if a.fight}}
         try:
             spec = system.spec(**kw)
         except (ValueError, TypeError):  # refused by the rules: a cheap point
             spec = None
         probes.append((spec, fight, spec_work(spec) if spec is not None else (cost.POINT_COST, 0.0)))
-    dice = {name for name, d in declared(system.spec).items() if isinstance(d.kind, Dice)}
-    varied = [v for a in axes if a.name in dice for v in a.values]
     once = cost.dice_once(varied) + max(o for _, _, (_, o) in probes)
     work = cost.Work(n, math.fsum(p for _, _, (p, _) in probes) / len(probes), once)
     cost.check_budget(work, "vary", shrink)
@@ -405,6 +432,7 @@ __all__ = [
     "Axis",
     "check_axes",
     "grid_work",
+    "notation_work",
     "known_params",
     "param_kind",
     "tune",

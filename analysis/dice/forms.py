@@ -27,6 +27,7 @@ import numpy as np
 from critlab.analysis.dice.exact import keep_pool
 from critlab.analysis.dice.order import counter, keep_members, weight_dist
 from critlab.analysis.dist import Dist
+from critlab.kernels.vocab.dice import DROP_HIGHEST, DROP_LOWEST
 
 Sub = tuple[int, np.ndarray]  # a sub-probability over offset, offset + 1, ...
 
@@ -271,10 +272,101 @@ def _combine_chains(x: np.ndarray, y: np.ndarray, k: int, size: int) -> np.ndarr
     return out
 
 
+def x_drop(t: GeneralTerm, eps: float) -> Dist:
+    """``x`` dropped (``dl``/``dh``): every roll of the term's dice (each added roll a die
+    of its own) but the ``keep`` lowest (highest), summed or counted.
+
+    The number of rolls varies, so the kept ones are all those not dropped: for each value
+    ``tv`` the K-th dropped roll may show, a die's chain of rolls is walked roll by roll
+    into the joint probability of (rolls beyond ``tv`` on the dropped side, fewer than K;
+    rolls at ``tv``, capped at K; the weights' sum of the rolls not beyond ``tv``, which
+    grows with the chain); the dice's chains are combined, and the rolls at ``tv`` that
+    are dropped (K less those beyond) are taken off the sum. A chain cut off by the tail
+    budget is in the result's tail."""
+    w = counter(*t.count_range, t.botch) if t.count_kind else (lambda v: v)
+    k, low = t.keep, t.keep_mode == DROP_LOWEST
+    first, plain = first_face(t), faces_dist(t.face_values)
+    lo, hi = t.explode
+    values = sorted(set(first.values.tolist()) | set(plain.values.tolist()))
+    weights = {v: int(np.asarray(w(np.array([v])))[0]) for v in values}
+    down, up = min(min(weights.values()), 0), max(max(weights.values()), 0)
+    out: dict[int, float] = {}
+    for tv in values:
+
+        def roll(state: tuple[int, np.ndarray], d: Dist, tv: int = tv) -> tuple[tuple, tuple]:
+            off, arr = state
+            go = np.zeros(arr.shape[:2] + (arr.shape[2] + up - down,))
+            stop = np.zeros_like(go)
+            for v, p in zip(d.values.tolist(), d.probs.tolist(), strict=True):
+                if p == 0.0:
+                    continue
+                target = go if lo <= v <= hi else stop
+                if (v < tv) if low else (v > tv):  # dropped side: counted, not summed
+                    target[1:, :, -down : -down + arr.shape[2]] += p * arr[:-1]
+                    continue
+                at = weights[v] - down
+                moved = target[:, :, at : at + arr.shape[2]]
+                if v == tv:
+                    moved[:, 1:] += p * arr[:, :-1]
+                    moved[:, k] += p * arr[:, k]
+                else:
+                    moved += p * arr
+            return (off + down, go), (off + down, stop)
+
+        start = np.zeros((k, k + 1, 1))
+        start[0, 0, 0] = 1.0
+        going, done = roll((0, start), first)
+        if t.explode_once:
+            going, stopped = roll(going, plain)
+            done = _add(_add(done, stopped), going)  # the one added roll stands
+        else:
+            while going[1].sum() >= eps:
+                going, stopped = roll(going, plain)
+                done = _add(done, stopped)
+        total = (0, start)
+        for _ in range(t.count):
+            total = _join_chains(total, done, k)
+        off, arr = total
+        for a in range(k):
+            vec = arr[a, k - a :].sum(axis=0)
+            for j in np.flatnonzero(vec):
+                value = off + int(j) - (k - a) * weights[tv]
+                out[value] = out.get(value, 0.0) + float(vec[j])
+    cut = 0.0 if t.explode_once else max(0.0, 1.0 - math.fsum(out.values()))
+    return Dist.from_mapping(out, tail=cut)
+
+
+def _add(x: tuple[int, np.ndarray], y: tuple[int, np.ndarray]) -> tuple[int, np.ndarray]:
+    """Two joints over sums at their own offsets, added."""
+    lo = min(x[0], y[0])
+    size = max(x[0] + x[1].shape[2], y[0] + y[1].shape[2]) - lo
+    out = np.zeros(x[1].shape[:2] + (size,))
+    for off, arr in (x, y):
+        out[:, :, off - lo : off - lo + arr.shape[2]] += arr
+    return lo, out
+
+
+def _join_chains(x: tuple[int, np.ndarray], y: tuple[int, np.ndarray], k: int) -> tuple[int, np.ndarray]:
+    """Two independent joints (beyond < k, at capped at k, sums convolved)."""
+    (xo, xa), (yo, ya) = x, y
+    out = np.zeros((k, k + 1, xa.shape[2] + ya.shape[2] - 1))
+    for a1 in range(k):
+        for b1 in range(k + 1):
+            if not xa[a1, b1].any():
+                continue
+            for a2 in range(k - a1):
+                for b2 in range(k + 1):
+                    if ya[a2, b2].any():
+                        out[a1 + a2, min(b1 + b2, k)] += np.convolve(xa[a1, b1], ya[a2, b2])
+    return xo + yo, out
+
+
 def term_dist(t: GeneralTerm, eps: float) -> Dist:
     """A general dice term's distribution (its sign and scale applied)."""
     counting = t.count_kind != ""
-    if t.exploding and t.explode_kind == "x" and t.keep_mode != 0:
+    if t.exploding and t.explode_kind == "x" and t.keep_mode in (DROP_LOWEST, DROP_HIGHEST):
+        d = x_drop(t, eps)
+    elif t.exploding and t.explode_kind == "x" and t.keep_mode != 0:
         d = x_keep(t, eps)
     elif counting and t.explode_kind == "x":
         one = roll_weights(t, eps)
@@ -304,4 +396,14 @@ def scaled(d: Dist, mul: int, div: int, sign: int) -> Dist:
     return d if sign > 0 else -d
 
 
-__all__ = ["chain", "die_total", "faces_dist", "first_face", "roll_weights", "scaled", "term_dist"]
+__all__ = [
+    "chain",
+    "die_total",
+    "faces_dist",
+    "first_face",
+    "roll_weights",
+    "scaled",
+    "term_dist",
+    "x_drop",
+    "x_keep",
+]

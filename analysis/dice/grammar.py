@@ -58,6 +58,10 @@ def _escape(text: str) -> str:
 MAX_TEXT = 10_000
 # A number of more digits than this is above every limit of the notation.
 MAX_DIGITS = 9
+# The most faces a die may list (d{1,1,2}); read no further.
+MAX_FACES = 100
+# The most sides of a die (d1000).
+MAX_SIDES = 1000
 STAGES = ("reroll", "clamp", "explode", "keep", "count", "scale")
 _NAMES = {"explode": "explosion", "keep": "keep or drop"}
 ORDER = (
@@ -155,6 +159,9 @@ class _Reader:
     def unexpected(self, expected: str) -> NotationError:
         if self.i >= len(self.s):
             return self.error(f"unexpected end of text; expected {expected}")
+        taught = foreign(self.s, self.i)
+        if taught:
+            return self.error(f"{quote(taught[0])} at position {self.pos()} {taught[1]}")
         rest = self.text[self.where[self.i] :].strip()  # once, on the way out
         return self.error(f"unexpected {quote(rest)} at position {self.pos()}; expected {expected}")
 
@@ -182,6 +189,53 @@ class _Reader:
         if len(digits.lstrip("0")) > MAX_DIGITS:
             raise self.error(f"number {quote(digits)} is far above every limit of the notation")
         return -int(digits) if minus else int(digits)
+
+
+# Other tools' spellings met where critlab expects its own are refused with critlab's.
+_DIALECTS = "or read it as that tool does: --dialect roll20|foundry ('foundry:EXPR' in a parameter)"
+_FOUNDRY = {"sf": "subtract failures", "ms": "margin of success", "even": "count of even dice"}
+_FOUNDRY["odd"] = "count of odd dice"
+
+
+def _run(s: str, ok) -> str:
+    """The longest start of ``s`` whose characters all pass ``ok``."""
+    return s[: next((j for j, ch in enumerate(s) if not ok(ch)), len(s))]
+
+
+def foreign(s: str, i: int) -> tuple[str, str] | None:
+    """Another tool's spelling at ``s[i:]`` (lowered, spaces removed) and what critlab
+    writes instead, or ``None``.
+
+    >>> foreign("4d6r1", 3)[1]
+    "is Roll20's and Foundry's reroll; critlab writes rr1 (while it shows) or ro1 (once), ..."
+    """
+    rest = s[i:]
+    word = _run(rest, str.isalnum)
+    letters = _run(rest, str.isalpha)
+    sel = _run(rest[len(letters) :], lambda ch: ch.isdigit() or ch in "<>=")
+    if rest.startswith("["):
+        label = rest[: rest.find("]") + 1] or rest
+        return label, "is a flavour label, read only in a dialect: " + _DIALECTS.split(": ", 1)[1]
+    if letters in ("min", "max") and sel.isdigit():
+        return letters + sel, f"is Foundry's clamp; critlab writes {letters[:2]}{sel}, {_DIALECTS}"
+    if letters == "r":
+        how = f"rr{sel or 1} (while it shows) or ro{sel or 1} (once)"
+        return "r" + sel, f"is Roll20's and Foundry's reroll; critlab writes {how}, {_DIALECTS}"
+    if letters == "d" and sel.isdigit():
+        return "d" + sel, f"is Roll20's and Foundry's drop; critlab writes dl{sel}, {_DIALECTS}"
+    if word in ("kh", "kl", "dh", "dl", "k", "d"):
+        op = {"k": "kh", "d": "dl"}.get(word, word)
+        return word, f"needs its number in critlab: {op}1 (Roll20 and Foundry read a bare {word} as {op}1)"
+    if word in ("s", "sa", "sd"):
+        return word, f"is Roll20's sorting, which changes no total; leave it out, {_DIALECTS}"
+    if letters in _FOUNDRY:
+        return letters, f"is Foundry's {_FOUNDRY[letters]}; {_DIALECTS.removeprefix('or ')}"
+    if letters == "f" and sel:
+        failures = f"critlab counts failures with cs...df{sel}"
+        return "f" + sel, f"is Roll20's failure count; {failures}, {_DIALECTS}"
+    if letters in ("m", "mt"):
+        return letters + sel, "is Roll20's match; critlab has no matches"
+    return None
 
 
 def parse_text(text: str) -> RawExpr:
@@ -284,8 +338,8 @@ def _dice(r: _Reader, count: int | None, start: int) -> RawDice:
         listed = [r.number("a face value", signed=True)]
         while r.take(","):
             listed.append(r.number("a face value", signed=True))
-            if len(listed) > 1000:
-                raise r.error("a die lists more than 1000 faces; list 1..100")
+            if len(listed) > MAX_FACES:
+                raise r.error(f"a die lists more than {MAX_FACES} faces; list 1..{MAX_FACES}")
         if not r.take("}"):
             raise r.unexpected("',' and another face, or '}' closing the faces")
         faces = ("list", tuple(listed))
@@ -317,6 +371,8 @@ def _suffix(r: _Reader) -> tuple[str, tuple] | None:
         return "reroll", ("rr", _selector(r))
     if r.take("ro"):
         return "reroll", ("ro", _selector(r))
+    if r.peek(3) in ("min", "max"):
+        raise r.unexpected("a suffix")
     if r.take("mi"):
         lo = r.number("a number after 'mi'", signed=True)
         hi = r.number("a number after 'ma'", signed=True) if r.take("ma") else None
@@ -332,7 +388,10 @@ def _suffix(r: _Reader) -> tuple[str, tuple] | None:
         sel = _maybe_selector(r)
         return "explode", ("x", sel, r.take("o"))
     for op in ("kh", "kl", "dh", "dl", "k"):
-        if r.take(op):
+        if r.s.startswith(op, r.i):
+            if not r.peek(len(op) + 1)[len(op) :].isdigit():
+                raise r.unexpected(f"a number after {quote(op)}")
+            r.i += len(op)
             return "keep", ("kh" if op == "k" else op, r.number(f"a number after {quote(op)}"))
     if r.take("cs"):
         sel = _selector(r)
@@ -371,7 +430,9 @@ def _suffixes(r: _Reader, out: dict, *, allowed: tuple[str, ...], what: str) -> 
 
 
 __all__ = [
+    "MAX_FACES",
     "MAX_QUOTED",
+    "MAX_SIDES",
     "MAX_TEXT",
     "quote",
     "UNBOUNDED",

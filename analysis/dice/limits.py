@@ -21,6 +21,7 @@ from critlab.analysis.dice import exact as de
 from critlab.analysis.dice.exact import KEEP_ALL, MAX_POOL_WORK
 from critlab.analysis.dice.grammar import MAX_QUOTED, NotationError, quote
 from critlab.analysis.dice.order import members_work
+from critlab.kernels.vocab.dice import DROP_HIGHEST, DROP_LOWEST
 
 # Per whole expression, not per term (a sum of many large terms is bounded too):
 MAX_TOTAL_DICE = 1000
@@ -70,6 +71,12 @@ def _general_cost(t, eps: float) -> tuple[int, int]:
         e_lo, e_hi = t.explode
         go = sum(1 for f in faces if e_lo <= f <= e_hi) / len(faces)
         depth = 1 if t.explode_once else _depth(go, eps)
+        if t.explode_kind == "x" and t.keep_mode in (DROP_LOWEST, DROP_HIGHEST):
+            # the kept rolls' sum grows with the chains: a chain's sums, then all the dice's
+            k, chain = t.keep, depth * ((hi - min(lo, 0) + 1) if not t.count_kind else 3) + 1
+            walk, joins = depth * len(faces) * k * (k + 1) * chain, t.count**2 * (k * (k + 1)) ** 2 * chain**2
+            steps += width * (walk + joins)
+            return t.count * chain * t.mul, steps
         if t.explode_kind == "x" and t.keep_mode != KEEP_ALL:
             k, size = t.keep, t.keep * (hi - min(lo, 0) + 1)
             steps += width * (depth * len(faces) * k * k * size + t.count * k**4 * size * size)

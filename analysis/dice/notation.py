@@ -30,8 +30,10 @@ critlab.analysis.dice.grammar.NotationError: bad dice expression '2d6y': unexpec
 
 from __future__ import annotations
 
+import dataclasses
 from functools import lru_cache
 
+from critlab.analysis.dice.dialect import DialectError, check_dialect, split, translate
 from critlab.analysis.dice.exact import (
     KEEP_ALL,
     KEEP_HIGHEST,
@@ -43,6 +45,8 @@ from critlab.analysis.dice.exact import (
     keep_highest,
 )
 from critlab.analysis.dice.grammar import (
+    MAX_FACES,
+    MAX_SIDES,
     UNBOUNDED,
     Interval,
     NotationError,
@@ -57,19 +61,23 @@ from critlab.analysis.dice.limits import MAX_SPAN, MAX_TOTAL_DICE, check_limits,
 from critlab.analysis.dice.limits import quote as _show
 from critlab.analysis.dice.terms import DiceExpr, DiceGroup, DiceTerm
 from critlab.analysis.dist import TAIL_EPS, Dist
+from critlab.kernels.vocab.dice import DROP_HIGHEST, DROP_LOWEST
 
 MAX_DICE = 1000
-MAX_SIDES = 1000
-MAX_FACES = 100
 MAX_MEMBERS = 100
 MAX_SCALE = 100
 MAX_CONSTANT = 10**6
 
 
 @lru_cache(maxsize=1024)
-def parse(text: str) -> DiceExpr:
+def parse(text: str, dialect: str | None = None) -> DiceExpr:
     """Parse dice notation; a malformed expression raises :class:`NotationError` (a
     ``ValueError``) naming the bad part.
+
+    ``dialect`` (``"roll20"``, ``"foundry"``; default ``"critlab"``) reads the text as that
+    tool does (:mod:`critlab.analysis.dice.dialect`), as does a text written
+    ``roll20:EXPR`` / ``foundry:EXPR`` whatever ``dialect`` says: the expression is then
+    critlab's rewriting of it, its :attr:`~DiceExpr.source` the text as written.
 
     >>> parse("d20").terms[0].count
     1
@@ -77,9 +85,26 @@ def parse(text: str) -> DiceExpr:
     Traceback (most recent call last):
     ...
     critlab.analysis.dice.grammar.NotationError: bad dice expression '3d6kh4': 'kh4' keeps 4 of 3 dice; ...
+    >>> e = parse("roll20:8d6>4")
+    >>> e.text, e.source
+    ('8d6cs>=4', 'roll20 8d6>4')
     """
-    raw = parse_text(text)
-    return _expr(text, raw, member=False)
+    named, body = split(text)
+    chosen = named or (dialect or "critlab").lower()
+    if chosen == "critlab":
+        return _expr(body, parse_text(body), member=False)
+    return _translated(body, chosen)
+
+
+def _translated(text: str, dialect: str) -> DiceExpr:
+    """``text`` in ``dialect``, rewritten and parsed by critlab's grammar."""
+    ours = translate(text, dialect)
+    try:
+        expr = parse(ours)
+    except NotationError as exc:
+        why = str(exc).split(f"{_show(ours)}: ", 1)[-1]
+        raise DialectError(f"{dialect} dice {_show(text)} (critlab: {_show(ours)}): {why}") from None
+    return dataclasses.replace(expr, source=f"{dialect} {text}")
 
 
 def parse_die(text: str) -> DiceTerm:
@@ -198,17 +223,22 @@ def _dice(text: str, raw: RawDice, sign: int) -> DiceTerm:
     if "keep" in s:
         op, k = s["keep"]
         if fields.get("explode_kind") == "x" and op in ("dh", "dl"):
-            raise _error(text, f"{here}: '{op}' over 'x' dice (their number varies); keep with 'kh' or 'kl'")
-        if op in ("kh", "kl"):
+            # the dice rolled vary in number: the K dropped ones are chosen from all of them
             if not 1 <= k <= n:
-                raise _error(text, f"{here}: '{op}{k}' keeps {k} of {n} dice; keep 1..{n}")
-            mode, kept = (KEEP_HIGHEST if op == "kh" else KEEP_LOWEST), k
+                why = f"'{op}{k}' drops {k} of {n} dice (before explosions); drop 1..{n}"
+                raise _error(text, f"{here}: {why}")
+            fields.update(keep_mode=DROP_LOWEST if op == "dl" else DROP_HIGHEST, keep=k)
         else:
-            if not 1 <= k < n:
-                raise _error(text, f"{here}: '{op}{k}' drops {k} of {n} dice; drop 1..{n - 1}")
-            mode, kept = (KEEP_HIGHEST if op == "dl" else KEEP_LOWEST), n - k
-        if kept < n:
-            fields.update(keep_mode=mode, keep=kept)
+            if op in ("kh", "kl"):
+                if not 1 <= k <= n:
+                    raise _error(text, f"{here}: '{op}{k}' keeps {k} of {n} dice; keep 1..{n}")
+                mode, kept = (KEEP_HIGHEST if op == "kh" else KEEP_LOWEST), k
+            else:
+                if not 1 <= k < n:
+                    raise _error(text, f"{here}: '{op}{k}' drops {k} of {n} dice; drop 1..{n - 1}")
+                mode, kept = (KEEP_HIGHEST if op == "dl" else KEEP_LOWEST), n - k
+            if kept < n:
+                fields.update(keep_mode=mode, keep=kept)
     if "count" in s:
         op, sel, botch = s["count"]
         iv = interval(*sel)
@@ -278,15 +308,20 @@ def _member_meets(member: DiceExpr, iv: Interval) -> bool:
     return iv[0] <= hi and iv[1] >= lo
 
 
-def dice_dist(text: str) -> Dist:
-    """Exact distribution of a dice expression given as text.
+def dice_dist(text: str, dialect: str | None = None) -> Dist:
+    """Exact distribution of a dice expression given as text (``dialect``: read as that
+    tool does, see :func:`parse`).
 
     >>> round(dice_dist("3d6 - 3d6").mean, 12)
     0.0
     >>> round(dice_dist("2d6ro<=2").mean * 3, 12)       # 25/3
     25.0
+    >>> round(dice_dist("2d6!kh1", dialect="roll20").mean, 2)   # Roll20's ! adds dice of their own
+    4.47
     """
-    return parse(text).dist()
+    if dialect is not None:
+        dialect = check_dialect("dialect", dialect)
+    return parse(text, dialect).dist()
 
 
 __all__ = [

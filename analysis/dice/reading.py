@@ -17,9 +17,19 @@ says how to write that.
 
 from __future__ import annotations
 
-from critlab.analysis.dice.notation import UNBOUNDED, DiceExpr, DiceGroup, DiceTerm, parse
+from critlab.analysis.dice.notation import (
+    KEEP_HIGHEST,
+    KEEP_LOWEST,
+    UNBOUNDED,
+    DiceExpr,
+    DiceGroup,
+    DiceTerm,
+    parse,
+)
+from critlab.kernels.vocab.dice import DROP_HIGHEST, DROP_LOWEST
 
-KEEP_WORDS = {1: "highest", 2: "lowest"}
+KEEP_WORDS = {KEEP_HIGHEST: "highest", KEEP_LOWEST: "lowest"}
+DROP_WORDS = {DROP_LOWEST: "lowest", DROP_HIGHEST: "highest"}  # an 'x' term's drop
 
 
 def _a(n: int) -> str:
@@ -100,7 +110,9 @@ def _die_clauses(t: DiceTerm) -> list[str]:
 def _pool_clauses(x, things: str) -> list[str]:
     """Keep, count and scale of a term or group, in words."""
     out = []
-    if x.keep_mode:
+    if x.keep_mode in DROP_WORDS:
+        out.append(f"drop the {DROP_WORDS[x.keep_mode]} {x.keep} of all the rolls")
+    elif x.keep_mode:
         out.append(f"keep the {KEEP_WORDS[x.keep_mode]} {x.keep}")
     if x.count_kind:
         what = "successes" if x.count_kind == "cs" else "failures"
@@ -163,9 +175,12 @@ def reading(expr: str | DiceExpr) -> str:
     '1d6!: a d6 exploding on a 6 (again on each added roll)'
     >>> reading("4dF")
     '4dF: 4 Fate dice (-1, 0, +1)'
+    >>> reading("roll20:8d6>4")
+    'roll20 8d6>4 = 8d6cs>=4: 8 d6, count the dice showing 4 or more (successes)'
     """
     e = parse(expr) if isinstance(expr, str) else expr
-    return f"{e.text}: {_expression(e)}"
+    said = f"{e.source} = {e.text}" if e.source else e.text  # another tool's text, restated
+    return f"{said}: {_expression(e)}"
 
 
 __all__ = ["reading", "selector_words"]

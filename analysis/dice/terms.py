@@ -18,10 +18,18 @@ import numpy as np
 
 from critlab.analysis.dice import evaluate as ev
 from critlab.analysis.dice import exact as de
-from critlab.analysis.dice.exact import KEEP_ALL, KEEP_HIGHEST, REROLL_ALWAYS, REROLL_NONE, REROLL_ONCE
+from critlab.analysis.dice.exact import (
+    KEEP_ALL,
+    KEEP_HIGHEST,
+    KEEP_LOWEST,
+    REROLL_ALWAYS,
+    REROLL_NONE,
+    REROLL_ONCE,
+)
 from critlab.analysis.dice.grammar import UNBOUNDED, Interval, show_interval
 from critlab.analysis.dice.limits import check_limits
 from critlab.analysis.dist import TAIL_EPS, Dist
+from critlab.kernels.vocab.dice import DROP_HIGHEST, DROP_LOWEST
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +38,8 @@ class DiceTerm:
     (``reroll_mode`` ``"rr"``/``"ro"`` on faces in ``reroll``), clamped into ``clamp``,
     exploding (``explode_kind`` ``"!"``, ``"!p"`` or ``"x"`` on faces in ``explode``,
     ``None`` meaning the maximum face; ``explode_once``); ``keep`` totals kept
-    (``keep_mode``), summed, or counted (``count_kind`` ``"cs"``/``"cf"`` over
+    (``keep_mode``; of an ``x`` term, ``DROP_LOWEST``/``DROP_HIGHEST``: all its rolls but
+    the ``keep`` lowest/highest), summed, or counted (``count_kind`` ``"cs"``/``"cf"`` over
     ``count_range``, minus ``botch``); times ``mul``, divided by ``div`` rounding down."""
 
     sign: int
@@ -77,10 +86,6 @@ class DiceTerm:
         """How far a counted die's total must be represented: past every finite bound."""
         bounds = [b for iv in (self.count_range, self.botch) if iv for b in iv if abs(b) < UNBOUNDED]
         return max(bounds, default=0) + 1
-
-    @property
-    def n_kept(self) -> int:
-        return self.count if self.keep_mode == KEEP_ALL else self.keep
 
     def legacy(self) -> de.LegacyTerm | None:
         """This term in the notation's first form (computed as it always was), if it is."""
@@ -148,12 +153,15 @@ class DiceTerm:
         return out + _kept_counted_scaled(self)
 
 
+_KEEP_OPS = {KEEP_HIGHEST: "kh", KEEP_LOWEST: "kl", DROP_LOWEST: "dl", DROP_HIGHEST: "dh"}
+
+
 def _kept_counted_scaled(t: DiceTerm | DiceGroup) -> str:
     """The notation's last modifiers, shared by terms and groups: the keep, the count (and
     its botch) and the scale."""
     out = ""
     if t.keep_mode != KEEP_ALL:
-        out += f"{'kh' if t.keep_mode == KEEP_HIGHEST else 'kl'}{t.keep}"
+        out += f"{_KEEP_OPS[t.keep_mode]}{t.keep}"
     if t.count_kind:
         out += t.count_kind + _sel(t.count_range) + (f"df{_sel(t.botch)}" if t.botch else "")
     if t.mul != 1:
@@ -190,10 +198,6 @@ class DiceGroup:
     def bounded(self) -> bool:
         return bool(self.count_kind) or all(m.max is not None for m in self.members)
 
-    @property
-    def n_kept(self) -> int:
-        return len(self.members) if self.keep_mode == KEEP_ALL else self.keep
-
     def legacy(self) -> None:
         return None
 
@@ -225,6 +229,7 @@ class DiceExpr:
     constant: int
     compare: Interval | None = None
     member: bool = False
+    source: str = ""  # another tool's text this was read from ("roll20 8d6>4"), if any
 
     def __post_init__(self) -> None:
         if not self.member:

@@ -22,34 +22,15 @@ from typing import Any
 
 import numpy as np
 
+from critlab.analysis.style import QUALITATIVE
+from critlab.analysis.text.human import percent
+
 # Dist is named, never imported: it imports this module for its display
 Dist = Any
 
 SHOWN = 0.9999
 """The cumulative probability a long table's rows cover before its ends are folded."""
 MAX_ROWS = 40  # beyond this many values, an HTML table folds its ends (at SHOWN)
-FIRST_COLOUR = "#0072B2"
-"""The first colour of :data:`critlab.analysis.style.QUALITATIVE` (a test holds them
-equal): named here, since the style module sits above ``Dist`` (it reads parameters'
-declarations) and this one below it."""
-
-
-def percent(p: float) -> str:
-    """A probability as a percentage with two decimals ("<0.01%" for a positive one
-    below, ">99.99%" for one short of 1 above).
-
-    >>> percent(0.1), percent(0.0), percent(3e-5), percent(0.99999), percent(1.0)
-    ('10.00%', '0.00%', '<0.01%', '>99.99%', '100.00%')
-    """
-    if p <= 0.0:
-        return "0.00%"
-    if p >= 1.0 - 1e-12:  # 1 up to the rounding of a sum of many terms
-        return "100.00%"
-    if p < 0.00005:
-        return "<0.01%"
-    if p >= 0.99995:
-        return ">99.99%"
-    return f"{p * 100:.2f}%"
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], caption: str = "") -> str:
@@ -123,7 +104,7 @@ def plot_dist(d: Dist, *, ax: Any = None, label: str | None = None, color: str |
     """``P(X = v)`` as bars in percent (the project's first qualitative colour); the Axes."""
     ax = new_axes(ax)
     keep = d.probs > 0
-    ax.bar(d.values[keep], d.probs[keep] * 100, width=0.85, color=color or FIRST_COLOUR, label=label)
+    ax.bar(d.values[keep], d.probs[keep] * 100, width=0.85, color=color or QUALITATIVE[0], label=label)
     ax.set_xlabel("value")
     ax.set_ylabel("P(X = v), %")
     ax.spines[["top", "right"]].set_visible(False)
@@ -132,13 +113,11 @@ def plot_dist(d: Dist, *, ax: Any = None, label: str | None = None, color: str |
 
 __all__ = [
     "MAX_ROWS",
-    "FIRST_COLOUR",
     "SHOWN",
     "dist_html",
     "new_axes",
     "dist_rows",
     "dist_summary",
-    "percent",
     "plot_dist",
     "short",
     "table",

@@ -11,7 +11,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from critlab.analysis.display.dist import new_axes, percent, table
+from critlab.analysis.display.dist import new_axes, table
+from critlab.analysis.text.human import percent
 
 
 def outcomes_html(

@@ -46,13 +46,13 @@ naming the file and the setting (``party.toml: parameter ogre.hp = 0: must be ..
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from critlab.analysis.encounter.declare import MAX_SIDE, Combatant, Encounter, Side
 from critlab.analysis.spec import SpecError
+from critlab.analysis.text.documents import load_toml
 
 _TOP = ("order", "max_rounds", "a", "b")
 _SIDE = ("targeting", "combatants")
@@ -101,14 +101,8 @@ def load_encounter(path: str | Path) -> Encounter:
     """The :class:`Encounter` in the TOML file at ``path``; a bad file or setting is a
     SpecError or ValueError naming the file (an unreadable one an OSError)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a UTF-8 text file") from None
-    try:
-        table = tomllib.loads(text, parse_float=_read_float)
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path.name}: not valid TOML: {exc}") from None
+    # read as configurations are: 16 MiB, 32 levels of nesting, integers below 2^63
+    table, _ = load_toml(path, path.name, parse_float=_read_float)
     try:
         return encounter_from_table(table, path.resolve().parent)
     except SpecError as exc:

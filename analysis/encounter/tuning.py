@@ -39,7 +39,7 @@ from critlab.analysis.encounter.declare import (
     Side,
 )
 from critlab.analysis.encounter.exact import LABELS, exact_encounter
-from critlab.analysis.fight.work import check_encounter_grid
+from critlab.analysis.fight.work import check_encounter_grid, narrowed, no_value
 from critlab.analysis.params import Choice, Int, declared
 from critlab.analysis.spec import SpecError
 
@@ -160,7 +160,9 @@ def tune_encounter(
     """The grid points of ``vary`` (setting -> values, the first varying slowest) whose
     exact quantity is nearest ``target`` (``(quantity, value)``), nearest first, ties in
     grid order: a DataFrame with the settings, ``value`` and ``error``; ``attrs`` hold
-    ``points``, ``skipped`` and ``first_refusal``."""
+    ``points``, ``skipped`` (``refused`` by the rules or the chain, or with a ``null``
+    quantity) and ``first_refusal``. A grid of which no point has a value is a SpecError
+    naming the first refusal."""
     import pandas as pd
 
     quantity, goal = target
@@ -181,23 +183,30 @@ def tune_encounter(
     if n > MAX_GRID:
         raise SpecError("vary", f"{n} points", f"at most {MAX_GRID:,} points (narrow a range)")
     check_encounter_grid(enc, axes, n, with_settings)  # the grid's work, before any point
-    rows, skipped, first = [], 0, None
+    rows, refused, null, first = [], 0, 0, None
     for combo in itertools.product(*(v for _, v in axes)):
         point = dict(zip((s for s, _ in axes), combo, strict=True))
         try:
             value = quantity_of(exact_encounter(with_settings(enc, point)), quantity)
         except SpecError as exc:
-            skipped += 1
+            refused += 1
             first = first or f"at {', '.join(f'{k}={v}' for k, v in point.items())}: {exc}"
             continue
         if value is None:
-            skipped += 1
+            null += 1
             continue
         rows.append({**point, "value": value, "error": value - goal})
+    if not rows:  # every point skipped: the grid answers nothing
+        raise no_value(n, refused, null, quantity, first)
     rows.sort(key=lambda r: round(abs(r["error"]), 12))  # stable: ties in grid order
     df = pd.DataFrame(rows[:top], columns=[*(s for s, _ in axes), "value", "error"])
     df.attrs.update(
-        target={"quantity": quantity, "value": float(goal)}, points=n, skipped=skipped, first_refusal=first
+        target={"quantity": quantity, "value": float(goal)},
+        points=n,
+        skipped=refused + null,
+        refused=refused,
+        null=null,
+        first_refusal=first,
     )
     return df
 
@@ -222,17 +231,22 @@ def integer_settings(enc: Encounter) -> list[str]:
     return out
 
 
-def sensitivity_encounter(enc: Encounter) -> Any:
+def sensitivity_encounter(
+    enc: Encounter, *, only: Iterable[str] | None = None, quantities: Iterable[str] | None = None
+) -> Any:
     """Every outcome and metric at ``enc`` and at each integer setting -1 and +1 (``None``
     where the rules or the chain refuse the neighbour): a DataFrame with ``param``,
-    ``quantity``, ``at``, ``minus_1``, ``plus_1``."""
+    ``quantity``, ``at``, ``minus_1``, ``plus_1``. ``only`` narrows the settings (so a
+    large encounter's fits the work budget), ``quantities`` the outcomes and metrics."""
     import pandas as pd
 
-    settings = integer_settings(enc)
+    settings = narrowed(integer_settings(enc), only, "an integer setting of this encounter")
     # each neighbour costs about what the encounter does: one setting one step away
     check_encounter_grid(enc, [], 1 + 2 * len(settings), with_settings, "encounter")
     base = exact_encounter(enc)
     names = [*LABELS, *base.metrics]
+    if quantities is not None:
+        names = narrowed(names, quantities, "an outcome or metric of this encounter", "quantities")
     rows = []
     for setting in settings:
         value = current(enc, setting)

@@ -106,12 +106,26 @@ class Fight:
         return {"hp": self.hp, "attacks_per_round": self.attacks_per_round, "max_rounds": self.max_rounds}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class FightResult(ExactResult):
     """The exact result of a fight: an :class:`ExactResult` (``params`` are the attack's)
     that also carries the :class:`Fight`, shown as ``"fight"`` in its JSON."""
 
     fight: Fight | None = field(default=None, kw_only=True)
+
+    def __repr__(self) -> str:
+        """One line, as every result prints in a REPL: the answer.
+
+        >>> from critlab.analysis.systems import get_system
+        >>> fight(get_system("thac0").make_spec(thac0=15, target_ac=5), hp=30)
+        <FightResult thac0 against 30 hp: mean rounds 12.11, median 12, defeated 100.00%>
+        """
+        from critlab.analysis.text.human import amount, percent
+
+        mean, median = self.metrics.get("mean_rounds"), self.metrics.get("median_rounds")
+        hp = self.fight.hp if self.fight else "?"
+        rounds = "never defeated" if mean is None else f"mean rounds {amount(mean)}, median {median}"
+        return f"<FightResult {self.system} against {hp} hp: {rounds}, defeated {percent(self.probs[0])}>"
 
     def p_defeated_by(self, r: int) -> float:
         """P(defeated by round ``r``); from ``max_rounds`` on, P(defeated).

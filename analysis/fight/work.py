@@ -6,7 +6,9 @@ shifted adds of its states), counted from sizes alone, so an estimate is the sam
 machine. :data:`BUDGET` bounds a whole run (a tune's grid, a sensitivity, a report's
 section or its balance checks): :func:`check_budget` refuses one over it before any work,
 in one line naming what to shrink. The estimates of a spec's and a fight's points are in
-:mod:`critlab.analysis.design.cost`; an encounter's is here, where encounter tuning reads it.
+:mod:`critlab.analysis.design.cost`; an encounter's is here, where encounter tuning reads it,
+with what systems' and encounters' runs share beside: the names that narrow a sensitivity
+(:func:`narrowed`) and the error of a tune of which no point has a value (:func:`no_value`).
 
 >>> check_budget(Work(10, 1e6), "vary", "use fewer points") is None
 True
@@ -18,12 +20,13 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from critlab.analysis.fight.exact import rounds_played
 from critlab.analysis.spec import SpecError
+from critlab.analysis.work import POINT_COST  # one exact point's fixed work, estimated there
 
 # A run's total, in units: about two minutes of one core on the 2-core development
 # machine, where a unit took 0.26-0.45 ns of CPU (tunes over fights of hp 100 to 5x10^4 and
@@ -31,9 +34,6 @@ from critlab.analysis.spec import SpecError
 # largest grid a tune takes (10^5 plain points) and refuses, before any work, the runs that
 # would hold a CI report job or a terminal for an hour: almost surely a range typed too wide.
 BUDGET = 3.5e11
-# One exact point's fixed work: the spec checked, the system's model and its result built
-# (measured ~0.9-1.1 ms a point tuning crit-range and thac0; at 0.3 ns a unit).
-POINT_COST = 3e6
 # An encounter's state moved by one damage value: strided, over arrays of up to 8 MB, it
 # costs ~4 fight units (CPU time of duels of 10-900 hp, a 2 v 1 and the example party
 # against its ogre: 0.16-0.4 ns a unit at this weight, as a fight's 0.26-0.45).
@@ -178,6 +178,49 @@ def check_budget(work: Work, name: str, shrink: str) -> None:
         )
 
 
+def narrowed(
+    candidates: Sequence[str], only: Iterable[str] | None, what: str, name: str = "only"
+) -> list[str]:
+    """``candidates`` narrowed to those ``only`` names (snake or kebab case), in the
+    candidates' order, so a sensitivity computes (and its budget counts) only those; a
+    SpecError naming ``name`` for a name that is not one, or twice.
+
+    >>> narrowed(["to_hit", "thac0", "target_ac"], ["target-ac", "to_hit"], "an integer parameter")
+    ['to_hit', 'target_ac']
+    """
+    if only is None:
+        return list(candidates)
+    if isinstance(only, str):
+        only = [only]
+    wanted: list[str] = []
+    known = {c.replace("-", "_"): c for c in candidates}
+    for given in only:
+        key = str(given).strip().replace("-", "_")
+        if key not in known:
+            shown = ", ".join(candidates) or "none"
+            raise SpecError(name, given, f"is not {what} here; the sensitivity's: {shown}")
+        if known[key] in wanted:
+            raise SpecError(name, given, "is named twice")
+        wanted.append(known[key])
+    if not wanted:
+        raise SpecError(name, "", f"name at least one, e.g. {candidates[0] if candidates else 'hp'}")
+    return [c for c in candidates if c in wanted]
+
+
+def no_value(points: int, refused: int, null: int, quantity: str, first_refusal: str | None) -> SpecError:
+    """The error of a run of many exact points (a tune) of which none has a value: every
+    point refused by the rules (the first refusal's reason said), or the quantity null.
+
+    >>> for part in str(no_value(3, 3, 0, "crit", "at crit_range=21: ...")).split("; "):
+    ...     print(part)
+    parameter vary = 3 points: no point has a value (3 refused by the rules, 0 with a null crit)
+    the first refused at crit_range=21: ...
+    """
+    counts = f"{refused:,} refused by the rules, {null:,} with a null {quantity}"
+    why = f"; the first refused {first_refusal}" if first_refusal else f"; {quantity} is null at every point"
+    return SpecError("vary", f"{points:,} points", f"no point has a value ({counts}){why}")
+
+
 __all__ = [
     "BUDGET",
     "CALL_COST",
@@ -190,4 +233,6 @@ __all__ = [
     "check_encounter_grid",
     "corners",
     "encounter_work",
+    "narrowed",
+    "no_value",
 ]

@@ -65,22 +65,22 @@ tune, plots, report sections and the command line (``critlab exact rules.py:trai
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from critlab.analysis.dice.notation import parse
-from critlab.analysis.mechanic.compile import Compiled, MechanicError, compile_rule, rewrite
+from critlab.analysis.mechanic.choices import choose
+from critlab.analysis.mechanic.compile import MechanicError
 from critlab.analysis.mechanic.load import file_reference, register, resolve
-from critlab.analysis.mechanic.loops import INTERRUPT, interruptible
+from critlab.analysis.mechanic.loops import interruptible
 from critlab.analysis.mechanic.pools import Pool, pool
+from critlab.analysis.mechanic.rule import Rule, fill_params, named_params
 from critlab.analysis.params import Bool, Choice, Dice, Int, Kind, declared, param
-from critlab.analysis.results import ExactResult, SimResult
+from critlab.analysis.results import SimResult
 from critlab.analysis.run import RunOptions
 from critlab.analysis.spec import Spec, SpecError
 from critlab.analysis.systems.base import RuleSystem
-from critlab.kernels.mechanic import MAX_INPUTS, MAX_POOL_DICE
+from critlab.kernels.mechanic import MAX_INPUTS
 
 # Names the command line's options or a spec's own attributes already use.
 RESERVED = frozenset(
@@ -88,27 +88,6 @@ RESERVED = frozenset(
     "vary top system rule_system params replace unused validate".split()
 )
 KINDS = (Int, Bool, Choice, Dice)
-# A parameter named in an input's dice: braces around a name alone (other braces are the
-# notation's own: listed faces d{1,1,2}, groups {1d8!, 1d6!}kh1).
-_FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
-def named_params(template: str) -> list[str]:
-    """The parameters an input's dice name, in order.
-
-    >>> named_params("{dice}d{1,1,2}+{bonus}")
-    ['dice', 'bonus']
-    """
-    return _FIELD.findall(template)
-
-
-def fill_params(template: str, values: Mapping[str, Any]) -> str:
-    """An input's dice with its parameters' values written in.
-
-    >>> fill_params("{dice}d{1,1,2}", {"dice": 3})
-    '3d{1,1,2}'
-    """
-    return _FIELD.sub(lambda m: str(values[m.group(1)]), template)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -169,90 +148,6 @@ def _check_names(what: str, names: Sequence[str], taken: set[str]) -> None:
         taken.add(name)
 
 
-class Rule:
-    """A mechanic's declaration, its compiled form (made on first use) and a cache of
-    exact results."""
-
-    def __init__(
-        self,
-        fn: Callable[..., Any],
-        labels: Sequence[str],
-        values: Sequence[str],
-        params: Mapping[str, dataclasses.Field],
-        inputs: Mapping[str, str],
-        name: str,
-    ) -> None:
-        self.fn, self.name = fn, name
-        self.labels, self.values = tuple(labels), tuple(values)
-        self.params, self.inputs = dict(params), dict(inputs)
-        self.pools = tuple(name for name, given in self.inputs.items() if isinstance(given, Pool))
-        self.rewritten = rewrite(fn, tuple(self.inputs), tuple(self.params), self.labels, self.pools)
-        self._compiled: Compiled | None = None
-        self.last_walk: dict[str, int] = {}  # the last exact walk's cost (see mechanic_exact)
-        self._exact: dict[Spec, ExactResult] = {}
-
-    def input_texts(self, spec: Spec) -> tuple[str, ...]:
-        """Each input's dice expression for ``spec`` (its parameters filled in), every one
-        checked as dice notation (a pool's ``NdX``)."""
-        return tuple(text for text, _, _ in self.rolls(spec))
-
-    def rolls(self, spec: Spec) -> tuple[tuple[str, int | None, str], ...]:
-        """``(text, dice, die)`` of each input for ``spec``: its dice expression with the
-        parameters filled in, a pool's number of dice (None for a value) and what one roll
-        of it is (the whole expression, or one of a pool's dice), every one checked."""
-        values = {name: getattr(spec, name) for name in self.params}
-        out = []
-        for name, given in self.inputs.items():
-            template = given.text if isinstance(given, Pool) else given
-            text = fill_params(template, values)
-            try:
-                if isinstance(given, Pool):
-                    n, die = given.count_and_die(text)
-                else:
-                    n, die = None, text
-                    parse(text)
-            except ValueError as exc:
-                used = named_params(template)
-                if not used:
-                    raise MechanicError(f"{self.name}: input {name} = {template!r}: {exc}") from None
-                raise SpecError(used[0], values[used[0]], f"makes input {name} = {text!r}: {exc}") from None
-            out.append((text, n, die))
-        in_pools = sum(n for _, n, _ in out if n is not None)
-        if in_pools > MAX_POOL_DICE:
-            templates = [self.inputs[p].text for p in self.pools]
-            named = [f for t in templates for f in named_params(t)]
-            why = f"makes its pools {in_pools} dice in all; they hold at most {MAX_POOL_DICE}"
-            if named:
-                raise SpecError(named[0], values[named[0]], why)
-            raise MechanicError(f"{self.name}: {why}")
-        return tuple(out)
-
-    def param_values(self, spec: Spec) -> tuple[Any, ...]:
-        """The rule's parameter arguments for ``spec``, in declaration order, and its stop
-        flag last (:data:`~critlab.analysis.mechanic.loops.INTERRUPT`)."""
-        return (*(getattr(spec, name) for name in self.params), INTERRUPT)
-
-    def compiled(self, params: tuple[Any, ...]) -> Compiled:
-        """The rule compiled (once, on first use) for parameter values like ``params``
-        (their types: integers, bools and text)."""
-        if self._compiled is None:
-            from critlab.analysis.mechanic.cache import cache_for
-
-            cache = cache_for(self, params)
-            self._compiled = compile_rule(self.fn, self.rewritten, params, self.values, cache)
-        return self._compiled
-
-    def exact(self, spec: Spec) -> ExactResult:
-        """The exact result of ``spec`` (cached per spec)."""
-        from critlab.analysis.mechanic.exact import exact
-
-        if spec not in self._exact:
-            if len(self._exact) >= 256:
-                self._exact.clear()
-            self._exact[spec] = exact(self, spec)
-        return self._exact[spec]
-
-
 @dataclass(frozen=True, eq=False)
 class Mechanic(RuleSystem):
     """A designer's mechanic as a rule system (see the module docstring).
@@ -301,6 +196,7 @@ def mechanic(
     values: Sequence[str] = (),
     params: Mapping[str, Any] | None = None,
     title: str | None = None,
+    objective: str | None = None,
 ) -> Any:
     """Declare a mechanic (a decorator; see the module docstring).
 
@@ -321,20 +217,24 @@ def mechanic(
         help)``, a plain integer or bool default, or a kind alone (required).
     title
         A one-line title (default: the function's docstring's first line).
+    objective
+        What a rule that chooses (:func:`~critlab.analysis.mechanic.choices.choose`)
+        maximises: ``"hit+crit"`` (the probability of these labels) or ``"mean:damage"``
+        (the mean of a declared value); required when it chooses, refused when it does not.
     """
 
     def declare(f: Callable[..., Any]) -> Mechanic:
-        return _declare(f, labels, inputs, values, params or {}, title)
+        return _declare(f, labels, inputs, values, params or {}, title, objective)
 
     return declare(fn) if fn is not None else declare
 
 
-def _declare(fn, labels, inputs, values, params, title) -> Mechanic:
+def _declare(fn, labels, inputs, values, params, title, objective=None) -> Mechanic:
     if not callable(fn) or not hasattr(fn, "__code__"):
         raise MechanicError(f"@mechanic decorates a function, got {fn!r}")
     name = fn.__qualname__
     try:
-        return _declared(fn, labels, inputs, values, params, title)
+        return _declared(fn, labels, inputs, values, params, title, objective)
     except MechanicError as exc:
         text = str(exc)
         raise MechanicError(text if name in text else f"{name}: {text}") from None
@@ -342,7 +242,7 @@ def _declare(fn, labels, inputs, values, params, title) -> Mechanic:
         raise MechanicError(f"{name}: {exc}; fix its default in params=...") from None
 
 
-def _declared(fn, labels, inputs, values, params, title) -> Mechanic:
+def _declared(fn, labels, inputs, values, params, title, objective=None) -> Mechanic:
     for what, given in (("labels", labels), ("values", values)):
         if isinstance(given, str) or not isinstance(given, Sequence):
             raise MechanicError(
@@ -374,7 +274,7 @@ def _declared(fn, labels, inputs, values, params, title) -> Mechanic:
             if p not in fields:
                 raise MechanicError(f"input {name} = {template!r} names {{{p}}}, which is not a parameter")
     name, where = file_reference(fn)
-    rule = Rule(fn, labels, values, fields, inputs, name)
+    rule = Rule(fn, labels, values, fields, inputs, name, objective)
     spec_cls = dataclasses.make_dataclass(
         f"{fn.__name__.title().replace('_', '')}Spec",
         [(p, _field_type(f), f) for p, f in fields.items()],
@@ -409,10 +309,13 @@ __all__ = [
     "Int",
     "Mechanic",
     "MechanicError",
+    "choose",
     "MechanicSpec",
     "Pool",
     "declared",
+    "fill_params",
     "mechanic",
+    "named_params",
     "param",
     "pool",
     "resolve",

@@ -91,6 +91,7 @@ def cache_for(rule: Any, params: tuple[Any, ...]) -> tuple[str, str] | None:
         tuple((name, repr(field.metadata.get("critlab.param"))) for name, field in rule.params.items()),
         tuple((name, repr(given)) for name, given in rule.inputs.items()),
         tuple(type(p).__name__ for p in params),
+        repr(getattr(rule, "objective", None)),  # a choosing rule's solve walk maximises it
     )
     key = key_of(rule.rewritten.digest, _file_text(rule.fn), declaration)
     return str(root / key[:32]), key

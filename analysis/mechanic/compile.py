@@ -36,6 +36,10 @@ from typing import Any
 
 import numpy as np
 
+from critlab.analysis.mechanic.checks import MechanicError as MechanicError  # its home for callers
+from critlab.analysis.mechanic.checks import check_no_random, check_no_recursion, where
+from critlab.analysis.mechanic.choices import BEGIN, CHOOSE, POLICY, ChooseRewrite, Site, find_sites
+from critlab.analysis.mechanic.division import as_load, checked_division, division_globals
 from critlab.analysis.mechanic.loops import INTERRUPT as INTERRUPT  # re-exported: rules compiled
 from critlab.analysis.mechanic.loops import MAX_LOOP_RUNS as MAX_LOOP_RUNS  # and cached earlier
 from critlab.analysis.mechanic.loops import STOP_ARGUMENT, BoundLoops, LoopLimit, interruptible, rule_globals
@@ -51,10 +55,6 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _LOCATION = re.compile(r'File "([^"]+)", line (\d+)')
 
 
-class MechanicError(ValueError):
-    """A mechanic that cannot be declared, compiled or computed: one line naming it."""
-
-
 @dataclass(frozen=True)
 class Rewritten:
     """The rule's rewritten code and where its source lives."""
@@ -64,6 +64,7 @@ class Rewritten:
     line: int
     code: Any
     digest: str = ""  # the rewritten tree's hash, line numbers included (the cache's key)
+    sites: tuple[Site, ...] = ()  # its choose calls (critlab.analysis.mechanic.choices)
 
 
 @dataclass
@@ -86,27 +87,42 @@ class Compiled:
     kernels: km.Kernels | None = None
     fell_back: bool = False
     cache: tuple[str, str] | None = None  # (folder, key) of the disk cache, or none
+    # a choosing rule: its objective's value index (None: labels), and its solve walk
+    objective: tuple[int | None] | None = None
+    solve: Any = None
 
     def __post_init__(self) -> None:
         self.kernels = km.make_kernels(
             self.inlined, self.n_params, self.n_values, self.returns_tuple, cache=self.cache
         )
+        self._solver(self.inlined, "")
+
+    def _solver(self, user: Any, tag: str) -> None:
+        if self.objective is not None:
+            from critlab.kernels.choices import make_solver
+
+            self.solve = make_solver(
+                user, self.n_params, self.returns_tuple, self.objective[0], cache=self.cache, tag=tag
+            )
 
     def fall_back(self) -> None:
         self.kernels = km.make_kernels(
             self.rule, self.n_params, self.n_values, self.returns_tuple, cache=self.cache, tag="called_"
         )
+        self._solver(self.rule, "called_")
         self.fell_back = True
+
+    def driver(self, name: str) -> Any:
+        """Driver ``name``: one of :class:`~critlab.kernels.mechanic.Kernels`, or ``solve``."""
+        return self.solve if name == "solve" else getattr(self.kernels, name)
 
     def dispatchers(self) -> list[Any]:
         """The rule's and its drivers' Numba dispatchers (their ``stats`` count cache
         hits and misses)."""
-        return [self.rule, *self.kernels]
+        return [self.rule, *self.kernels, *([self.solve] if self.solve is not None else [])]
 
 
-def _where(fn: Any, node: ast.AST | None = None) -> str:
-    line = getattr(node, "lineno", None) or fn.__code__.co_firstlineno
-    return f"{fn.__qualname__} ({fn.__code__.co_filename}, line {line})"
+_where = where
 
 
 def _source_tree(fn: Any) -> ast.FunctionDef:
@@ -144,62 +160,6 @@ def _check_signature(fn: Any, node: ast.FunctionDef, inputs: Sequence[str], para
     for name in inputs:
         if name not in names:
             raise MechanicError(f"{_where(fn, node)}: input {name!r} is declared but not an argument")
-
-
-# Modules whose functions draw random numbers: a rule that calls one is not a function of
-# its inputs, so its "exact" answer would be one random draw and its simulation unseeded.
-_RANDOM_MODULES = ("random", "secrets", "numpy.random")
-
-
-def _random_source(obj: Any) -> bool:
-    """A random module, one of its functions, or a generator (``np.random.default_rng()``)."""
-    names = [obj.__name__] if inspect.ismodule(obj) else [getattr(obj, "__module__", None)]
-    names.append(type(obj).__module__)
-    return any(
-        isinstance(name, str) and any(name == m or name.startswith(m + ".") for m in _RANDOM_MODULES)
-        for name in names
-    )
-
-
-def _check_no_random(fn: Any, node: ast.FunctionDef) -> None:
-    """Refuse, when the mechanic is declared, a rule that names a random generator of its
-    own (``random.randint``, ``np.random.integers``, a ``from random import`` name): the
-    rule's dice are its declared inputs."""
-    local = {x.arg for x in ast.walk(node.args) if isinstance(x, ast.arg)}
-    local |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-
-    def resolve(n: ast.AST) -> Any:
-        if isinstance(n, ast.Name):
-            return None if n.id in local else fn.__globals__.get(n.id)
-        if isinstance(n, ast.Attribute):
-            base = resolve(n.value)
-            return getattr(base, n.attr, None) if inspect.ismodule(base) else None
-        return None
-
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name | ast.Attribute):
-            obj = resolve(sub)
-            if obj is not None and _random_source(obj):
-                raise MechanicError(
-                    f"{_where(fn, sub)}: the rule draws its own random numbers ({ast.unparse(sub)}); "
-                    "declare its dice as inputs, which the exact walk enumerates and the simulation rolls"
-                )
-
-
-def _check_no_recursion(fn: Any, node: ast.FunctionDef) -> None:
-    """Refuse a rule that calls itself: its depth would be bounded by nothing (the loop
-    bound counts iterations, not calls), and Numba compiles no call to the declared
-    mechanic; a repetition is a loop."""
-    local = {x.arg for x in ast.walk(node.args) if isinstance(x, ast.arg)}
-    local |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    if fn.__name__ in local:
-        return
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == fn.__name__:
-            raise MechanicError(
-                f"{_where(fn, sub)}: the rule calls itself ({fn.__name__}(...)); a mechanic is one run "
-                "of its rule: write the repetition as a loop"
-            )
 
 
 class _Rewrite(ast.NodeTransformer):
@@ -244,8 +204,27 @@ class _Rewrite(ast.NodeTransformer):
         )
         return ast.copy_location(call, node)
 
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        return checked_division(node.left, node.op, node.right, node) or node
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
+        self.generic_visit(node)
+        load = as_load(node.target)
+        call = checked_division(load, node.op, node.value, node) if load is not None else None
+        if call is None:
+            return node
+        return ast.copy_location(ast.Assign(targets=[node.target], value=call), node)
+
     def visit_Return(self, node: ast.Return) -> ast.AST:
         self.generic_visit(node)
+        returned = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+        for part in returned:
+            if isinstance(part, ast.List | ast.ListComp | ast.Set | ast.SetComp | ast.Dict | ast.DictComp):
+                raise MechanicError(
+                    f"{_where(self.fn, part)}: returns a {type(part).__name__.removesuffix('Comp').lower()}; "
+                    'return a label and the declared values as a tuple (return "hit", damage)'
+                )
         if isinstance(node.value, ast.Tuple) and node.value.elts:
             node.value.elts[0] = self._label(node.value.elts[0])
         elif node.value is not None:
@@ -277,15 +256,21 @@ def rewrite(
     """
     node = _source_tree(fn)
     _check_signature(fn, node, inputs, params)
-    _check_no_random(fn, node)
-    _check_no_recursion(fn, node)
+    check_no_random(fn, node)
+    check_no_recursion(fn, node)
     takes = {x.arg for x in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
     node.decorator_list = []
     node.returns = None
+    sites = tuple(find_sites(fn, node, pools))
     node = _Rewrite(fn, inputs, labels, pools).visit(node)
+    if sites:  # after the rewrite: the seen values' inputs are reads
+        node = ChooseRewrite(fn, sites).visit(node)
     node = BoundLoops().visit(node)  # after the rewrite: its names are not the rule's own
     args = (
-        [_MEM] + [p if p in takes else f"_critlab_unused_{i}" for i, p in enumerate(params)] + [STOP_ARGUMENT]
+        [_MEM]
+        + [p if p in takes else f"_critlab_unused_{i}" for i, p in enumerate(params)]
+        + ([POLICY] if sites else [])
+        + [STOP_ARGUMENT]
     )
     node.args = ast.arguments(
         posonlyargs=[], args=[ast.arg(a) for a in args], kwonlyargs=[], kw_defaults=[], defaults=[]
@@ -293,7 +278,9 @@ def rewrite(
     module = ast.fix_missing_locations(ast.Module(body=[node], type_ignores=[]))
     digest = hashlib.sha256(ast.dump(module, include_attributes=True).encode()).hexdigest()
     code = compile(module, fn.__code__.co_filename, "exec")
-    return Rewritten(fn.__qualname__, fn.__code__.co_filename, fn.__code__.co_firstlineno, code, digest)
+    return Rewritten(
+        fn.__qualname__, fn.__code__.co_filename, fn.__code__.co_firstlineno, code, digest, sites
+    )
 
 
 def _one_line(fn: Any, exc: Exception) -> str:
@@ -352,6 +339,7 @@ def compile_rule(
     params: Sequence[Any],
     value_names: Sequence[str],
     cache: tuple[str, str] | None = None,
+    objective: tuple[int | None] | None = None,
 ) -> Compiled:
     """Compile the rewritten rule for parameters like ``params`` (their types), check
     what it returns, and build its drivers (compiled on their first call). With
@@ -367,6 +355,12 @@ def compile_rule(
         namespace.update(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__), strict=True))
     namespace[_READ] = km.read
     namespace[_READ_POOL] = km.read_pool
+    if rewritten.sites:  # a choosing rule: its reads are recorded, its choices the kernels'
+        from critlab.kernels import choices as kc
+
+        namespace.update({_READ: kc.read_seen, _READ_POOL: kc.read_pool_seen, CHOOSE: kc.choose_at})
+        namespace[BEGIN] = kc.begin
+    namespace.update(division_globals())
     namespace.update(rule_globals())
     # Numba imports the module a cached function names when it loads it: one that any
     # process can import (a rules file's own module may not be loaded there yet)
@@ -377,13 +371,15 @@ def compile_rule(
     signature = (typeof(np.zeros(km.MEM_SIZE, np.int64)), *(typeof(p) for p in params))
     try:
         rule.compile(signature)
-    except NumbaError as exc:
+    except (NumbaError, TypeError, ValueError, LookupError) as exc:  # Numba's own, or its typing's
         raise MechanicError(_one_line(fn, exc)) from None
     ret = rule.overloads[rule.signatures[-1]].signature.return_type
     returns_tuple = _returns(fn, ret, len(value_names), value_names)
     inlined = njit(error_model="numpy", nogil=True, boundscheck=True, inline="always")(namespace[fn.__name__])
     seconds = time.perf_counter() - start
-    return Compiled(rule, inlined, returns_tuple, len(params), len(value_names), seconds, cache=cache)
+    return Compiled(
+        rule, inlined, returns_tuple, len(params), len(value_names), seconds, cache=cache, objective=objective
+    )
 
 
 def raised_by_rule(fn: Any, exc: BaseException, *, surely: bool = False) -> MechanicError | None:
@@ -403,13 +399,17 @@ def raised_by_rule(fn: Any, exc: BaseException, *, surely: bool = False) -> Mech
 
     file = fn.__code__.co_filename
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.name == fn.__name__]
-    if not frames and not surely:
+    # a checked division (critlab.kernels.division) or a choice (critlab.kernels.choices) carries its line
+    division = (
+        isinstance(exc, ZeroDivisionError | RuntimeError) and len(exc.args) == 2 and type(exc.args[1]) is int
+    )
+    if not frames and not surely and not division:
         return None
     own = [f for f in frames if f.filename == file]
-    line = own[-1].lineno if own else fn.__code__.co_firstlineno
+    line = exc.args[1] if division else own[-1].lineno if own else fn.__code__.co_firstlineno
     if isinstance(exc, LoopLimit):
         return MechanicError(f"{fn.__qualname__} ({file}, line {line}): {exc}")
-    reason = " ".join(str(exc).split()) or "(no message)"
+    reason = " ".join(str(exc.args[0] if division else exc).split()) or "(no message)"
     if len(reason) > 240:
         reason = reason[:237] + "..."
     return MechanicError(
@@ -427,13 +427,13 @@ def run_driver(fn: Any, compiled: Compiled, name: str, *args: Any) -> Any:
     try:
         with interruptible():  # an exact walk can be long: Ctrl-C ends it
             try:
-                return getattr(compiled.kernels, name)(*args)
+                return compiled.driver(name)(*args)
             except NumbaError as exc:
                 if compiled.fell_back:
                     raise MechanicError(_one_line(fn, exc)) from None
                 compiled.fall_back()
             try:
-                return getattr(compiled.kernels, name)(*args)
+                return compiled.driver(name)(*args)
             except NumbaError as exc:
                 raise MechanicError(_one_line(fn, exc)) from None
     except Exception as exc:
@@ -442,7 +442,7 @@ def run_driver(fn: Any, compiled: Compiled, name: str, *args: Any) -> Any:
             raise
         raise own from None
     finally:
-        driver = getattr(compiled.kernels, name)
+        driver = compiled.driver(name)
         if not getattr(driver, "_critlab_timed", False) and driver.signatures:
             compiled.seconds += time.perf_counter() - start  # the first call: its compile
             driver._critlab_timed = True

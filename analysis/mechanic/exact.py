@@ -19,13 +19,14 @@ is not followed: it is the result's ``tail`` (the metric, and every value distri
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from critlab.analysis.dice.notation import parse
 from critlab.analysis.dist import Dist
+from critlab.analysis.mechanic.checks import ExactTooLarge as ExactTooLarge  # its home for callers
 from critlab.analysis.mechanic.compile import MechanicError, run_driver
 from critlab.analysis.mechanic.pools import outcomes, places
 from critlab.analysis.results import ExactResult
@@ -37,10 +38,6 @@ from critlab.analysis.spec import Spec
 MAX_GRID = 10**8
 # At most this many histogram bins over all of a mechanic's values.
 MAX_VALUE_BINS = 10**7
-
-
-class ExactTooLarge(MechanicError):
-    """The exact engine refuses a mechanic (too many combinations or value bins)."""
 
 
 @dataclass(frozen=True)
@@ -98,25 +95,31 @@ def supports(rule: Any, spec: Spec) -> Supports:
     )
 
 
-def _refuse(rule: Any, spec: Spec, counts: np.ndarray) -> None:
-    """One line for a walk that stopped: its budget spent, or a pool too large read."""
+def refuse(rule: Any, spec: Spec, counts: np.ndarray, what: str = "the exact distribution") -> None:
+    """One line for a walk that stopped: its budget spent, or a pool too large read. A
+    choosing rule's simulation follows its exact policy, so it cannot be simulated then."""
+    instead = (
+        "; its simulation follows the exact best play, so read fewer inputs before its choices"
+        if rule.sites
+        else "; simulate it instead (--trials N)"
+    )
     if counts[4]:
         name = tuple(rule.inputs)[counts[4] - 1]
         text, n, die = rule.rolls(spec)[counts[4] - 1]
         rows = outcomes(n, die).rows
         raise ExactTooLarge(
             f"{rule.name}: pool {name} = {text!r} has too many distinct outcomes to enumerate exactly "
-            f"(at least {rows:,}); simulate it instead (--trials N)"
+            f"(at least {rows:,}){instead}"
         )
     if counts[3]:
         raise ExactTooLarge(
-            f"{rule.name}: the exact distribution needs more than {MAX_GRID:,} combinations of the inputs "
-            f"it reads (leaves of its tree of reads); simulate it instead (--trials N)"
+            f"{rule.name}: {what} needs more than {MAX_GRID:,} combinations of the inputs "
+            f"it reads (leaves of its tree of reads){instead}"
         )
 
 
-def _walk(rule: Any, spec: Spec, sups: Supports, fill: int, vmin, vmax, hist_off, hist):
-    compiled = rule.compiled(rule.param_values(spec))
+def _walk(rule: Any, spec: Spec, sups: Supports, params: tuple, fill: int, vmin, vmax, hist_off, hist):
+    compiled = rule.compiled(params)
     k = len(sups.rows)
     label_p = np.zeros((2, len(rule.labels)))
     cut = np.zeros((2, 1))
@@ -127,7 +130,7 @@ def _walk(rule: Any, spec: Spec, sups: Supports, fill: int, vmin, vmax, hist_off
         compiled,
         "explore",
         fill,
-        rule.param_values(spec),
+        params,
         sups.start,
         sups.rows,
         sups.val_start,
@@ -146,7 +149,7 @@ def _walk(rule: Any, spec: Spec, sups: Supports, fill: int, vmin, vmax, hist_off
         counts,
         bad,
     )
-    _refuse(rule, spec, counts)
+    refuse(rule, spec, counts)
     if counts[2]:
         shown = ", ".join(
             f"{name}={v}" for name, v in zip(rule.inputs, bad[1:], strict=True) if v != -(2**62)
@@ -164,11 +167,18 @@ def exact(rule: Any, spec: Spec) -> ExactResult:
     """The exact result of ``spec``: outcome probabilities, each value's distribution,
     ``mean_<value>`` metrics and ``tail``."""
     sups = supports(rule, spec)
+    params, solved = rule.param_values(spec), None
+    if rule.sites:  # a choosing rule: its best play solved first, then walked as any rule
+        from critlab.analysis.mechanic import policy
+
+        solved = rule.solved(spec, sups)
+        marked = policy.marked(solved)
+        params = rule.param_values(spec, policy=marked)
     n_values = len(rule.values)
     vmin = np.full(max(n_values, 1), np.iinfo(np.int64).max, dtype=np.int64)
     vmax = np.full(max(n_values, 1), np.iinfo(np.int64).min, dtype=np.int64)
     empty = np.zeros((2, 1))
-    probs, tail, _ = _walk(rule, spec, sups, 0, vmin, vmax, np.zeros(1, dtype=np.int64), empty)
+    probs, tail, _ = _walk(rule, spec, sups, params, 0, vmin, vmax, np.zeros(1, dtype=np.int64), empty)
     distributions: dict[str, Dist | None] = {}
     metrics: dict[str, float | None] = {}
     if n_values:
@@ -180,7 +190,7 @@ def exact(rule: Any, spec: Spec) -> ExactResult:
             )
         hist_off = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.int64)
         hist = np.zeros((2, int(widths.sum())))
-        _walk(rule, spec, sups, 1, vmin, vmax, hist_off, hist)
+        _walk(rule, spec, sups, params, 1, vmin, vmax, hist_off, hist)
         filled = hist[0] + hist[1]
         for j, name in enumerate(rule.values):
             lo = int(vmin[j])
@@ -188,6 +198,8 @@ def exact(rule: Any, spec: Spec) -> ExactResult:
             distributions[name] = d
             metrics[f"mean_{name}"] = d.mean
     metrics["tail"] = tail
+    if solved is not None:
+        return _with_policy(rule, spec, sups, solved, marked, probs, distributions, metrics)
     return ExactResult(
         system=rule.name,
         params=spec.params(),
@@ -196,3 +208,60 @@ def exact(rule: Any, spec: Spec) -> ExactResult:
         distributions=distributions,
         metrics=metrics,
     )
+
+
+@dataclass(frozen=True)
+class ChoiceResult(ExactResult):
+    """The exact result of a choosing rule under its best play, with ``policy``: per
+    choice, its options, seen values, the policy in ``words`` and ``rows`` (see
+    :func:`critlab.analysis.mechanic.policy.rows`)."""
+
+    policy: dict[str, Any] = field(default_factory=dict)
+
+    def _json(self) -> dict[str, Any]:
+        return {**super()._json(), "policy": self.policy}
+
+    def policy_lines(self) -> list[str]:
+        """The policy in words, a line a choice (``keep_first: stand when a >= 5, else reroll``)."""
+        return [f"{name}: {p['words']}" for name, p in self.policy.items()]
+
+
+# At most this many rows of a choice in a result (its JSON); ``row_count`` says how many.
+MAX_POLICY_ROWS = 5000
+
+
+def _with_policy(rule, spec, sups, solved, marked, probs, distributions, metrics) -> ChoiceResult:
+    from critlab.analysis.mechanic import policy
+    from critlab.analysis.mechanic.words import describe
+
+    fixed = policy.fixed_best(rule, spec, sups, MAX_GRID, refuse)
+    metrics = dict(metrics)
+    metrics["choice_gain"] = None if fixed is None else max(solved.best - fixed, 0.0)
+    table = policy.rows(rule, spec, marked)
+    out = {}
+    for site in rule.sites:
+        rows = table[site.name]
+        out[site.name] = {
+            "options": list(site.options),
+            "seen": list(site.seen),
+            "words": describe(rows, site.options),
+            "row_count": len(rows),
+            "rows": rows[:MAX_POLICY_ROWS],
+        }
+    return ChoiceResult(
+        system=rule.name,
+        params=spec.params(),
+        labels=rule.labels,
+        probs=np.asarray(probs, dtype=np.float64),
+        distributions=distributions,
+        metrics=metrics,
+        policy=out,
+    )
+
+
+def solve(rule: Any, spec: Spec, sups: Supports | None = None) -> Any:
+    """A choosing rule's best play for ``spec`` within the exact budget
+    (:func:`critlab.analysis.mechanic.policy.solve`)."""
+    from critlab.analysis.mechanic import policy
+
+    return policy.solve(rule, spec, supports(rule, spec) if sups is None else sups, MAX_GRID, refuse)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from critlab.analysis.params import Bool, Int, declared
+from critlab.analysis.params import Bool, Int, axis_label, declared
 from critlab.analysis.spec import Spec, system_of
-from critlab.analysis.style import QUALITATIVE, axis_label, legend_outside, outcome_colors
+from critlab.analysis.style import QUALITATIVE, legend_outside, outcome_colors
 
 # A value distribution's plot leaves out its last values of this total probability.
 SHOWN_TAIL = 1e-4
@@ -91,6 +91,50 @@ def plot_distribution(spec: Spec, value: str, *, ax: Any = None) -> Any:
     if last < d.probs.size:
         title += f"; values above {d.values[last - 1]} (P < {SHOWN_TAIL:g}) not drawn"
     ax.set(xlabel=axis_label(value), ylabel="probability", title=title)
+    legend_outside(ax)
+    return fig
+
+
+def plot_policy(spec: Spec, choice: str, *, ax: Any = None) -> Any:
+    """What a choice is worth: each option's objective (the rule played well from there
+    on) at every position the best play reaches, against the first value the choice sees
+    (or the first input read before it), one line per option and per value of the second;
+    the option taken is marked. The gap between the lines is what deciding well is worth
+    at that position."""
+    import matplotlib.pyplot as plt
+
+    result = system_of(spec).exact(spec)
+    if not hasattr(result, "policy") or choice not in result.policy:
+        raise ValueError(f"{spec.system} makes no choice {choice!r}")
+    p = result.policy[choice]
+    rows = p["rows"]
+    table = [r["seen"] if r["seen"] else {**r["read"], **r["chosen"]} for r in rows]
+    names = [n for n in (table[0] if table else {}) if all(isinstance(t.get(n), int) for t in table)]
+    if not names:
+        raise ValueError(f"choice {choice!r} sees no integer value to draw it against")
+    x, group = names[0], (names[1] if len(names) > 1 else None)
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7.5, 4), layout="constrained")
+    else:
+        fig = ax.figure
+    groups = sorted({t.get(group) for t in table}) if group else [None]
+    styles = ["-", "--", ":", "-."]
+    for gi, g in enumerate(groups[: len(styles)]):
+        at = [(t[x], r) for t, r in zip(table, rows, strict=True) if group is None or t.get(group) == g]
+        at.sort(key=lambda pair: pair[0])
+        xs = [v for v, _ in at]
+        for oi, option in enumerate(p["options"]):
+            ys = [r["values"][str(option)] for _, r in at]
+            label = f"{option}" + (f" ({group} = {g})" if group else "")
+            ax.plot(
+                xs, ys, styles[gi], color=QUALITATIVE[oi % len(QUALITATIVE)], marker="o", ms=3, label=label
+            )
+        taken = [(v, r["values"][str(r["option"])]) for v, r in at]
+        xs, ys = [v for v, _ in taken], [y for _, y in taken]
+        ax.scatter(xs, ys, s=60, facecolors="none", edgecolors="black", zorder=3)
+    objective = system_of(spec).rule.objective.text
+    title = f"{_name(spec)}: {choice}, each option played well (circled: taken)"
+    ax.set(xlabel=axis_label(x), ylabel=objective, title=title)
     legend_outside(ax)
     return fig
 

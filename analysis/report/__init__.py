@@ -21,7 +21,8 @@ written), 2 for a bad configuration, option or output folder.
 The configuration, the baseline and the output folder are all checked before any work.
 The report is written beside its folder and swapped in whole
 (:mod:`critlab.analysis.report.output`): an interrupt or a full disk leaves the previous
-report as it was, and a folder that is not a critlab report is never overwritten.
+report as it was, and a folder holding any file the earlier report did not write (its marker lists
+those it did) is never overwritten.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from critlab.analysis.report.page import assemble, change_words, status, verdict
 from critlab.analysis.report.warm import warm_kernels
 from critlab.analysis.run import MAX_SEED, MAX_TRIALS
 from critlab.analysis.text.digits import CSV_FLOAT, plain
-from critlab.analysis.text.numtext import is_int_text, one_line
+from critlab.analysis.text.numtext import count_text, is_int_text, one_line
 from critlab.kernels.runner import resolve_seed
 
 __all__ = ["ConfigError", "ReportResult", "build_report", "load_config", "main"]
@@ -57,6 +58,7 @@ class ReportResult:
     out: Path
     summary: dict[str, Any]
     passed: bool
+    kept: Path | None = None  # where the previous folder was kept beside the report, if it was
 
 
 def _json_safe(x: Any) -> Any:
@@ -90,9 +92,9 @@ def build_report(
     base = load_baseline(baseline) if baseline is not None else None
     folder = ReportFolder(out if out is not None else Path("reports") / cfg.name, force=force)
     out_dir = folder.shown
-    folder.stage()
     say = plain_progress(progress)
     try:
+        folder.stage()  # inside: an interrupt the instant the staging folder appears removes it
         summary, passed, line = _build(cfg, base, baseline, folder, say, progress, start)
     except BaseException:
         folder.discard()  # the target is left exactly as it was
@@ -101,7 +103,7 @@ def build_report(
         f"{line} Wrote {out_dir / 'index.html'} and {out_dir / 'README.md'} "
         f"in {time.perf_counter() - start:.1f} s"
     )
-    return ReportResult(out=out_dir, summary=summary, passed=passed)
+    return ReportResult(out=out_dir, summary=summary, passed=passed, kept=folder.kept)
 
 
 def _build(
@@ -184,7 +186,10 @@ def _build(
     }
     summary = _json_safe(summary)
     files["summary.json"] = (json.dumps(plain(summary), indent=1, allow_nan=False) + "\n").encode("utf-8")
-    files["summary.md"] = stepsummary.render(summary).encode("utf-8")  # for a CI job's summary
+    probability = [c.probability() for c in cfg.checks]
+    files["summary.md"] = stepsummary.render(summary, probability=probability).encode(
+        "utf-8"
+    )  # for a CI job's summary
     _write(folder, files)
     return summary, passed, line
 
@@ -213,13 +218,15 @@ def _write(folder: ReportFolder, files: dict[str, bytes]) -> None:
         ) from None
 
 
-def _int_option(flag: str, text: str | None, lo: int, hi: int) -> int | None:
+def _int_option(flag: str, text: str | None, lo: int, hi: int, *, count: bool = False) -> int | None:
+    """An integer option; a ``count`` (``--trials``) also in exact scientific form (``1e6``)."""
     if text is None:
         return None
-    if not is_int_text(str(text)):
-        allowed = f"must be an integer in {lo}..{hi}, written in ASCII digits, got {one_line(repr(text))}"
+    value = count_text(str(text)) if count else (int(text) if is_int_text(str(text)) else None)
+    if value is None:
+        form = "written in ASCII digits" + (", e.g. 20000 or 2e4" if count else "")
+        allowed = f"must be an integer in {lo}..{hi}, {form}, got {one_line(repr(text))}"
         raise ConfigError("command line", flag, allowed)
-    value = int(text)
     if not lo <= value <= hi:
         raise ConfigError("command line", flag, f"must be an integer in {lo}..{hi}, got {value}")
     return value
@@ -233,7 +240,7 @@ def main(args: argparse.Namespace) -> int:
         result = build_report(
             args.config,
             out=args.out,
-            trials=_int_option("--trials", args.trials, 1, MAX_TRIALS),
+            trials=_int_option("--trials", args.trials, 1, MAX_TRIALS, count=True),
             seed=_int_option("--seed", args.seed, 0, MAX_SEED),
             baseline=args.baseline,
             progress=not args.no_progress,
@@ -247,4 +254,6 @@ def main(args: argparse.Namespace) -> int:
     if result.summary["checks"]:
         print(checks_line)
     print(f"report: {result.out / 'index.html'}")
+    if result.kept is not None:
+        print(f"critlab report: note: the previous {result.out} is kept as {result.kept}", file=sys.stderr)
     return 0 if result.passed and checks_ok else 1

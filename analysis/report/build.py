@@ -65,6 +65,24 @@ def anchor(system: str, section_id: str = "") -> str:
 
 
 # -- sweeps -----------------------------------------------------------------------------
+def section_settings(section: SweepSection) -> dict[str, Any]:
+    """The settings a sweep section holds fixed (every parameter it does not vary), as
+    ``summary.json`` records them so that "what changed" can name an input that changed:
+    ``{param: value}``, or ``{"variant.param": value}`` per variant of a variant axis."""
+    varied = {a.name for a in section.axes}
+    fixed: dict[str, Any] = {}
+    for vname, spec in section.base_specs.items():
+        for k, v in spec.params().items():
+            if k not in varied and v is not None:
+                fixed[k if vname is None else f"{vname}.{k}"] = _setting(v)
+    return {**fixed, **{k: _setting(v) for k, v in section.fight.items()}}
+
+
+def _setting(v: Any) -> Any:
+    """A setting as JSON keeps it (a number, a string, a boolean)."""
+    return v if isinstance(v, (bool, int, float, str)) else str(v)
+
+
 def run_sweep(section: SweepSection) -> pd.DataFrame:
     """The section's tidy sweep frame: one :func:`sweep` per variant, a variant column added."""
     frames = []
@@ -134,12 +152,13 @@ def sweep_section(section: SweepSection, say: Progress) -> SectionOutput:
         out.blocks.append(Paragraph(section.note, "note"))
     figure_file = None
     csv = f"tables/{stem}.csv"
-    picture = figures.chart(section, wide)
-    if picture is not None:
+    drawn = figures.figure(section, wide)
+    if drawn is not None:
         figure_file = f"figures/{stem}.png"
         shows = figures.describe(section)  # what it draws, in the declared words
         caption = f"Exact: {shows[:-1]} ({section.n_points} points)."
-        out.blocks.append(Figure(figure_file, picture, caption, alt=" ".join([shows, *lead])))
+        picture, narrow = figures.pictures(drawn)
+        out.blocks.append(Figure(figure_file, picture, caption, alt=" ".join([shows, *lead]), narrow=narrow))
     shown = tables.sweep_tables(section, wide, csv, table_columns(section))
     if shown:
         out.blocks.append(
@@ -156,6 +175,7 @@ def sweep_section(section: SweepSection, say: Progress) -> SectionOutput:
         "chart": section.chart,
         "values": "exact",
         "points": section.n_points,
+        "settings": section_settings(section),
         "anchor": anchor(section.system, section.id),
         "lead": lead,
         "headline": section.headline,

@@ -24,8 +24,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from critlab.analysis.report.findings import num, pct, signed
 from critlab.analysis.report.words import words
+from critlab.analysis.text.human import said_amount, said_percent, signed
 
 Words = Callable[[str, str], str]  # (system, name) -> words
 Probability = Callable[[str, str], bool]  # (section key, quantity) -> whether it is a probability
@@ -69,7 +69,7 @@ def _point(system: str, middle: str, say: Words, variants: frozenset[str]) -> tu
 def _value(prob: bool, x: float | None) -> str:
     if x is None:
         return "none"
-    return pct(x) if prob else num(x)
+    return said_percent(x) if prob else said_amount(x)
 
 
 def _delta(prob: bool, d: float) -> str:
@@ -92,7 +92,9 @@ def _sweep_sentence(system: str, q: str, rows: list[dict[str, Any]], say: Words,
     lo = min(moves, key=lambda r: r["change"])["change"]
     hi = max(moves, key=lambda r: r["change"])["change"]
     most = max(moves, key=lambda r: abs(r["change"]))
-    span = _delta(prob, lo) if lo == hi else f"{signed(100 * lo if prob else lo)} to {_delta(prob, hi)}"
+    # a range whose ends read the same is one value (+0.257, never "+0.257 to +0.257")
+    same = _delta(prob, lo) == _delta(prob, hi)
+    span = _delta(prob, lo) if same else f"{signed(100 * lo if prob else lo)} to {_delta(prob, hi)}"
     where = f" ({'at' if n == 1 else 'most at'} {most['_place']})" if most["_place"] else ""
     return f"{what} {verb} at {points}, by {span}{where}"
 
@@ -107,18 +109,49 @@ def _validation_sentence(system: str, kind: str, q: str, row: dict[str, Any], sa
     return f"{what} moved beyond noise, {_value(prob, a)} → {_value(prob, b)}{ztext}"
 
 
+def settings_changed(
+    system: str, before: Mapping[str, Any], now: Mapping[str, Any], say: Words = _plain
+) -> str:
+    """The inputs of a section that changed between two runs, in words ("" when none):
+    what a designer changed, said before what it moved.
+
+    >>> settings_changed("crit-range", {"crit_range": 2, "damage": "1d8"}, {"crit_range": 3, "damage": "1d8"})
+    'settings changed: crit range 2 → 3'
+    """
+    moved = []
+    for k in dict.fromkeys([*before, *now]):
+        a, b = before.get(k), now.get(k)
+        if a != b:
+            name, _, param = k.rpartition(".")
+            said = say(system, param) if param else say(system, k)
+            moved.append(f"{f'the {name} ' if name else ''}{said} {_setting(a)} → {_setting(b)}")
+    return "settings changed: " + ", ".join(moved) if moved else ""
+
+
+def _setting(v: Any) -> str:
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
 def change_sentences(
     changes: list[dict[str, Any]],
     sections: Mapping[str, str],
     say: Words = _plain,
     probability: Probability | None = None,
     variants: frozenset[str] = frozenset(),
+    settings: Mapping[str, str] | None = None,
 ) -> list[tuple[str, list[str]]]:
     """``(section heading, sentences)`` for each section with a real move (an exact
-    change, or a simulated one beyond noise), in the order the changes come; moves of
-    keys no section of this report names are grouped under "other numbers". ``sections``
-    maps ``system/section`` keys to titles, ``probability`` says which quantities are
-    probabilities (changes in percentage points), ``variants`` names the variant axes."""
+    change, or a simulated one beyond noise) or a changed setting, in the order the
+    changes come; moves of keys no section of this report names are grouped under "other
+    numbers". ``sections`` maps ``system/section`` keys to titles, ``probability`` says
+    which quantities are probabilities (changes in percentage points), ``variants`` names
+    the variant axes, ``settings`` gives each section's changed inputs in words (said
+    first: the cause before its effects)."""
+    settings = {k: v for k, v in (settings or {}).items() if v}
     is_prob = probability or (lambda prefix, q: False)
     groups: dict[str, dict[tuple[str, str], list[dict[str, Any]]]] = {}
     validation: dict[str, list[str]] = {}
@@ -138,11 +171,11 @@ def change_sentences(
         group, place = _point(system, middle, say, variants)
         groups.setdefault(prefix, {}).setdefault((group, q), []).append({**row, "_place": place})
     out: list[tuple[str, list[str]]] = []
-    for prefix in dict.fromkeys([*groups, *validation]):
+    for prefix in dict.fromkeys([*(k for k in settings if k in sections), *groups, *validation]):
         if prefix == "":
             continue
         system = prefix.rsplit("/", 1)[0]
-        sentences = []
+        sentences = [settings[prefix]] if prefix in settings else []
         for (group, q), rows in groups.get(prefix, {}).items():
             text = _sweep_sentence(system, q, rows, say, is_prob(prefix, q))
             sentences.append(f"for {group}: {text}" if group else text)

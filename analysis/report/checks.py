@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,7 +52,9 @@ from critlab.analysis.report.encounter_words import quantity_text
 from critlab.analysis.report.reading import ConfigError, Reader, build_spec, check_param, shown
 from critlab.analysis.report.words import words
 from critlab.analysis.spec import Spec, SpecError
+from critlab.analysis.spec_error import quoted
 from critlab.analysis.systems import MODULES, registry
+from critlab.analysis.text.human import number
 
 __all__ = ["Check", "checks_blocks", "checks_verdict", "parse_checks", "run_checks"]
 
@@ -85,6 +87,11 @@ class Check:
         """What the check holds, as its summary row names it."""
         return {"system": self.system}
 
+    def probability(self) -> bool:
+        """Whether the quantity is a probability (an outcome, outcomes joined, a ``p_``
+        metric; a fight's own outcomes), shown in percent, else an amount."""
+        return self.quantity.is_probability(self.spec)
+
 
 def _bound_text(lo: float | None, hi: float | None) -> str:
     if lo is not None and hi is not None:
@@ -99,7 +106,9 @@ def _bound(r: Reader, name: str) -> float | None:
     return None if value is None else float(value)
 
 
-def _check(row: Any, file: str, key: str, spent: list[float]) -> Any:
+def _read(row: Any, file: str, key: str, spent: list[float]) -> Any:
+    """A check read up to its spec (an encounter's whole), priced from its notation: the
+    encounter's check, or what builds the rest of a system's (:func:`_build`)."""
     r = Reader(file, row, key)
     if "encounter" in row:  # an encounter file's settings and quantity
         if "system" in row:
@@ -119,7 +128,7 @@ def _check(row: Any, file: str, key: str, spent: list[float]) -> Any:
         raise r.error("system", f"name the system, one of: {', '.join(installed)}")
     if sys_name not in installed:
         known = ", ".join(MODULES)
-        raise r.error("system", f"unknown system {sys_name!r}; the systems are: {known}")
+        raise r.error("system", f"unknown system {quoted(sys_name)}; the systems are: {known}")
     system = installed[sys_name]
     raw = r.get("params", dict, {})
     fights = fight_params_of(system)
@@ -142,6 +151,21 @@ def _check(row: Any, file: str, key: str, spent: list[float]) -> Any:
         spec_params, fight = split_fight(system, params)
     except SpecError as exc:
         raise ConfigError(file, sources.get(exc.name, key), str(exc)) from None
+    _budget(spec_cost(system, spec_params), spent, r, "with the checks before it")  # before its dice
+    return lambda: _build(r, system, sys_name, spec_params, fight, sources)
+
+
+def _build(
+    r: Reader,
+    system: Any,
+    sys_name: str,
+    spec_params: dict[str, Any],
+    fight: Mapping[str, Any],
+    sources: dict[str, str],
+) -> tuple[Check, _Pending]:
+    """The rest of a system's check, once every check is priced from its notation: its
+    spec built (its dice computed), its quantity and bounds read; the probe left pending."""
+    file, key = r.file, r.key
     spec = build_spec(system, spec_params, file, sources, "")
     text = r.get("quantity", str, None, what="a quantity name")
     if text is None:
@@ -151,41 +175,84 @@ def _check(row: Any, file: str, key: str, spent: list[float]) -> Any:
         raise r.error(None, "give min and/or max (inclusive bounds on the quantity)")
     if lo is not None and hi is not None and lo > hi:
         raise r.error("min", f"min = {lo:g} is above max = {hi:g}")
-    _budget(spec, fight, spent, r)
     try:
         quantity = Quantity(system, text)
-        quantity.value(spec, fight or None)  # the probe: an unknown quantity is found now
     except QuantityError as exc:
         raise r.error("quantity", str(exc)) from None
-    except SpecError as exc:
-        raise ConfigError(file, sources.get(exc.name, sources["*"]), str(exc)) from None
-    except ValueError as exc:
-        raise ConfigError(file, sources["*"], str(exc)) from None
+
+    def probe() -> None:  # after every check is priced: an unknown quantity is found now
+        try:
+            quantity.value(spec, fight or None)
+        except QuantityError as exc:
+            raise r.error("quantity", str(exc)) from None
+        except SpecError as exc:
+            raise ConfigError(file, sources.get(exc.name, sources["*"]), str(exc)) from None
+        except ValueError as exc:
+            raise ConfigError(file, sources["*"], str(exc)) from None
+
     name = r.text("name") or f"{sys_name}: {quantity.name} {_bound_text(lo, hi)}"
-    return Check(name, key, sys_name, spec, fight, quantity, lo, hi)
+    return Check(name, key, sys_name, spec, fight, quantity, lo, hi), _Pending(r, spec, fight, probe)
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """What is left of reading a system's check once every check is priced: its fight's
+    work (which needs the attack's exact damage) and the probe of its quantity."""
+
+    reader: Reader
+    spec: Spec
+    fight: Mapping[str, Any]
+    probe: Callable[[], None]
 
 
 def parse_checks(rows: Any, file: str) -> tuple[Check, ...]:
     """The ``[[checks]]`` tables of a configuration, each read and probed (numbered from
-    1 in errors: ``checks[2].quantity``)."""
+    1 in errors: ``checks[2].quantity``). Every check is priced before any is probed: from
+    its notation first (before any spec is built: building one computes its dice), then
+    the fights' (so a heavy list is refused in seconds, not after probing its first ones)."""
     if rows is None:
         return ()
     if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
         raise ConfigError(file, "checks", f"must be a list of tables [[checks]], got {shown(rows)}")
     spent: list[float] = []
-    return tuple(_check(row, file, f"checks[{i + 1}]", spent) for i, row in enumerate(rows))
+    heads = [_read(row, file, f"checks[{i + 1}]", spent) for i, row in enumerate(rows)]
+    read = [h() if callable(h) else (h, None) for h in heads]
+    pending = [p for _, p in read if p is not None]
+    for p in pending:
+        if p.fight:
+            _budget(fight_cost(p.spec, p.fight), spent, p.reader, "with the other checks", len(read))
+    for p in pending:
+        p.probe()
+    return tuple(c for c, _ in read)
 
 
-def _budget(spec: Spec, fight: Mapping[str, Any], spent: list[float], r: Reader) -> None:
-    """Add this check's estimated exact work (twice: probed now, computed in the report) to
-    the checks' before it, refused at this check when they pass the budget together."""
-    from critlab.analysis.design.cost import Work, check_budget, point_work
+def spec_cost(system: Any, params: Mapping[str, Any]) -> float:
+    """A system check's exact work from its parameters read as notation (before its spec
+    is built: that computes its dice), twice: probed now, computed in the report."""
+    from critlab.analysis.design.cost import notation_work
 
-    spent.append(2 * point_work(spec, fight or None))
+    return 2 * notation_work(system, [params]).total
+
+
+def fight_cost(spec: Spec, fight: Mapping[str, Any]) -> float:
+    """A check's fight, twice (probed, computed): the attack's exact damage is computed."""
+    from critlab.analysis.design.cost import fight_work
+
+    return 2 * fight_work(spec, fight)
+
+
+def _budget(work: float, spent: list[float], r: Reader, others: str, checks: int | None = None) -> None:
+    """Add ``work`` to the checks' estimated exact work (``spent``), refused at this check
+    when they pass the budget together; ``checks``: how many checks that work is of (one
+    entry each, by default)."""
+    from critlab.analysis.design.cost import Work, check_budget
+
+    spent.append(work)
+    n = checks or len(spent)
     try:
-        check_budget(Work(len(spent), sum(spent) / len(spent)), "checks", "fewer checks or lower hp")
+        check_budget(Work(n, math.fsum(spent) / n), "checks", "fewer checks or lower hp")
     except SpecError as exc:
-        raise r.error(None, f"with the checks before it, {exc}") from None
+        raise r.error(None, f"{others}, {exc}") from None
 
 
 def run_checks(checks: tuple[Check, ...] | list[Check]) -> list[dict[str, Any]]:
@@ -225,27 +292,44 @@ def checks_verdict(results: list[dict[str, Any]]) -> tuple[str, bool]:
     return f"Balance checks FAILED: {len(failed)} of {n} ({', '.join(failed)}).", False
 
 
-def _number(x: float | None) -> str:
-    return "null" if x is None else f"{x:.10g}"
+def _bound_cell(x: float | None, probability: bool) -> str:
+    """A bound as the designer wrote it, in the value's unit (0.09 of a probability is 9%)."""
+    if x is None:
+        return "–"
+    return f"{100 * x:.6g}%" if probability else f"{x:g}"
 
 
-def checks_blocks(results: list[dict[str, Any]]) -> list:
-    """The report's "Balance checks" part: the verdict line and a table of every check."""
+def check_cells(row: Mapping[str, Any], probability: bool) -> tuple[str, str, str]:
+    """A check's value, min and max as the page and ``summary.md`` show them: in percent
+    for a probability (a check named "crits 9-11%" reads 10.00%, 9%, 11%).
+
+    >>> check_cells({"value": 0.1, "min": 0.09, "max": 0.11}, True)
+    ('10.00%', '9%', '11%')
+    >>> check_cells({"value": 3.375, "min": 3, "max": None}, False)
+    ('3.375', '3', '–')
+    """
+    value = number(row["value"], probability=probability, missing="null")
+    return value, _bound_cell(row["min"], probability), _bound_cell(row["max"], probability)
+
+
+def checks_blocks(results: list[dict[str, Any]], checks: Any = ()) -> list:
+    """The report's "Balance checks" part: the verdict line and a table of every check,
+    a probability's value and bounds in percent (``checks``, the checks behind
+    ``results`` in order, say which quantities are probabilities)."""
     if not results:
         return []
     line, ok = checks_verdict(results)
+    probability = [c.probability() for c in checks] if checks else [False] * len(results)
     rows = [
         [
             r["name"],
             r["system"] if "system" in r else f"encounter {r['encounter']}",
             # hit+critical_hit -> "hit or critical hit"; a_wins -> "P(side a wins)"
             words(r["quantity"]) if "system" in r else quantity_text(r["quantity"]),
-            _number(r["value"]),
-            "–" if r["min"] is None else f"{r['min']:g}",
-            "–" if r["max"] is None else f"{r['max']:g}",
+            *check_cells(r, prob),
             "pass" if r["passed"] else "FAIL",
         ]
-        for r in results
+        for r, prob in zip(results, probability, strict=True)
     ]
     table = Table(
         ["check", "system", "quantity", "value", "min", "max", "result"],
@@ -253,6 +337,7 @@ def checks_blocks(results: list[dict[str, Any]]) -> list:
         caption="Each check's exact value against its inclusive bounds (within 1e-12); a null value fails.",
         label_columns=3,
         failed_rows=tuple(i for i, r in enumerate(results) if not r["passed"]),
+        stack=True,
     )
     # the page's status banner already says pass or fail for checks and validations together
     return [Heading(2, "Balance checks", "balance-checks"), Paragraph(line), table]

@@ -16,7 +16,6 @@ True
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,9 +23,11 @@ from typing import Any
 
 import pandas as pd
 
-from critlab.analysis.report.bounded import check_tree, read_bounded, too_deep
 from critlab.analysis.report.config import ConfigError
+from critlab.analysis.report.reading import shown
+from critlab.analysis.spec_error import quoted
 from critlab.analysis.text.digits import number
+from critlab.analysis.text.documents import load_json
 
 SUMMARY_FORMAT = "critlab-report-summary/1"
 EXACT_TOL = 1e-12
@@ -96,18 +97,9 @@ def load_baseline(path: str | Path) -> dict[str, Any]:
     """An earlier report's summary.json, checked enough to compare against."""
     file = str(path)
     try:
-        data = json.loads(read_bounded(Path(path), file, "--baseline").decode("utf-8"))
-    except RecursionError:
-        raise too_deep(file, "--baseline") from None
+        data = load_json(Path(path), file, "--baseline", error=ConfigError)
     except OSError as exc:
         raise ConfigError(file, "--baseline", f"cannot read it: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(file, "--baseline", f"not JSON: {exc}") from None
-    except ConfigError:
-        raise
-    except ValueError as exc:  # an integer past Python's 4,300 digits
-        raise ConfigError(file, "--baseline", f"not JSON that can be read: {exc}") from None
-    check_tree(data, file, "--baseline")
     if (
         not isinstance(data, dict)
         or data.get("format") != SUMMARY_FORMAT
@@ -134,7 +126,7 @@ def _is_number(x: Any) -> bool:
 def _bad_metric(entry: Any) -> str:
     """What is wrong with one ``metrics`` entry of a summary.json ("" when nothing)."""
     if not isinstance(entry, dict):
-        return f"must be an object with kind and value, got {type(entry).__name__}"
+        return f"must be an object with kind and value, got {shown(entry)}"
     if entry.get("kind") not in ("exact", "simulated"):
         return f"kind must be exact or simulated, got {_short(entry.get('kind'))}"
     for name in ("value", "se"):
@@ -142,7 +134,7 @@ def _bad_metric(entry: Any) -> str:
         if x is not None and not _is_number(x):
             return f"{name} must be a finite number or null, got {_short(x)}"
     if entry.get("se") is not None and entry["se"] < 0:
-        return f"se must not be negative, got {entry['se']!r}"
+        return f"se must not be negative, got {quoted(entry['se'])}"
     return ""
 
 

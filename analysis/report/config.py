@@ -27,14 +27,12 @@ from __future__ import annotations
 
 import hashlib
 import math
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from critlab.analysis.design.sweep import grid_points
 from critlab.analysis.mechanic.load import resolve_from
 from critlab.analysis.params import WrittenFloat
-from critlab.analysis.report.bounded import check_tree, read_bounded, too_deep
 from critlab.analysis.report.checks import parse_checks
 from critlab.analysis.report.encounter_read import parse_encounters
 from critlab.analysis.report.lead import check_lead, report_keys
@@ -59,7 +57,9 @@ from critlab.analysis.report.sections import (  # noqa: F401
 from critlab.analysis.report.sweeps import cumulative_outcomes, fight_table, probe_point
 from critlab.analysis.run import MAX_SEED, MAX_TRIALS
 from critlab.analysis.spec import Spec, SpecError
+from critlab.analysis.spec_error import quoted
 from critlab.analysis.systems import MODULES, RuleSystem, registry
+from critlab.analysis.text.documents import load_toml
 
 __all__ = ["ConfigError", "ReportConfig", "SweepSection", "ValidationSection", "load_config", "parse_config"]
 
@@ -99,12 +99,15 @@ def _sweep_section(
     if set_name is not None:
         if set_name not in sets:
             known = ", ".join(sets) or "none defined"
-            raise r.error("variants", f"no variant set {set_name!r} in this system; sets: {known}")
+            raise r.error("variants", f"no variant set {quoted(set_name)} in this system; sets: {known}")
         variants = dict(sets[set_name])
         for vname, vparams in variants.items():
             clash = set(vparams) & set(grid)
             if clash:
-                raise r.error(f"grid.{sorted(clash)[0]}", f"is also set by variant {vname!r} of {set_name!r}")
+                raise r.error(
+                    f"grid.{sorted(clash)[0]}",
+                    f"is also set by variant {quoted(vname)} of {quoted(set_name)}",
+                )
         axes.append(Axis(set_name, tuple(variants), variant=True))
     order = r.names("axes")
     if order is not None:
@@ -121,6 +124,8 @@ def _sweep_section(
     base_specs: dict[str | None, Spec] = {}
     first: Spec | None = None
     specs: list[Spec] = []
+    points = [{**params, **v, **p} for v in variants.values() for p in grid_points(**grid)]
+    notation_section_work(system, points, r)  # before any spec: building one computes its dice
     for vname, vparams in variants.items():
         vsources = {k: f"{_variant_key(r, set_name, vname, sets)}.{k}" for k in vparams}
         for point in grid_points(**grid):
@@ -145,12 +150,12 @@ def _sweep_section(
     for name in outcomes or ():
         if name not in labels:
             raise r.error(
-                "outcomes", f"{system.name} has no outcome {name!r} here; outcomes: {', '.join(labels)}"
+                "outcomes", f"{system.name} has no outcome {quoted(name)} here; outcomes: {', '.join(labels)}"
             )
     for name in metrics:
         if name not in metric_names:
             raise r.error(
-                "metrics", f"{system.name} has no metric {name!r}; metrics: {', '.join(metric_names)}"
+                "metrics", f"{system.name} has no metric {quoted(name)}; metrics: {', '.join(metric_names)}"
             )
     if kind == "metric_by" and not metrics:
         raise r.error(
@@ -160,7 +165,7 @@ def _sweep_section(
 
     chart = r.get("chart", str, "stacked" if kind == "outcomes_by" else "line")
     if chart not in CHARTS:
-        raise r.error("chart", f"must be one of {', '.join(CHARTS)}, got {chart!r}")
+        raise r.error("chart", f"must be one of {', '.join(CHARTS)}, got {quoted(chart)}")
     total = r.get("sum", bool, False)
     if chart == "stacked" and (kind != "outcomes_by" or total):
         raise r.error("chart", "stacked bars show an outcomes_by section's outcomes (without sum = true)")
@@ -194,7 +199,7 @@ def _sweep_section(
         **report_keys(r, cumulative, labels, fight),
     )
     if section.table not in TABLE_LAYOUTS:
-        raise r.error("table", f"must be one of {', '.join(TABLE_LAYOUTS)}, got {section.table!r}")
+        raise r.error("table", f"must be one of {', '.join(TABLE_LAYOUTS)}, got {quoted(section.table)}")
     check_lead(section, r)
     panels = _panels(section)
     if panels > MAX_PANELS:
@@ -210,6 +215,17 @@ def section_work(specs: list[Spec], fight: dict[str, int], r: Reader) -> None:
     shrink = "use fewer grid points" + (", a lower fight.hp or fewer attacks_per_round" if fight else "")
     try:
         check_budget(points_work([(spec, fight or None) for spec in specs]), "grid", shrink)
+    except SpecError as exc:
+        raise r.error("grid", str(exc)) from None
+
+
+def notation_section_work(system: RuleSystem, points: list[dict[str, Any]], r: Reader) -> None:
+    """:func:`section_work` from the points' parameters read as notation, before any spec
+    is built (building one computes its dice)."""
+    from critlab.analysis.design.cost import check_budget, notation_work
+
+    try:
+        check_budget(notation_work(system, points), "grid", "use fewer grid points or smaller dice")
     except SpecError as exc:
         raise r.error("grid", str(exc)) from None
 
@@ -268,17 +284,9 @@ def load_config(path: str | Path | None = None) -> ReportConfig:
     file = str(path) if path is not None else "analysis/report/default.toml"
     path = Path(path) if path is not None else DEFAULT_CONFIG
     try:
-        raw = read_bounded(path, file, "")
-        data = tomllib.loads(raw.decode("utf-8"), parse_float=WrittenFloat)  # decimals as written
-    except RecursionError:
-        raise too_deep(file, "") from None
+        data, raw = load_toml(path, file, parse_float=WrittenFloat, error=ConfigError)  # decimals as written
     except OSError as exc:
         raise ConfigError(file, "", f"cannot read the configuration: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(file, "", f"not valid TOML: {exc}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(file, "", "not valid TOML: the file is not UTF-8 text") from None
-    check_tree(data, file)
     return parse_config(data, file, sha256=hashlib.sha256(raw).hexdigest())
 
 
@@ -293,7 +301,7 @@ def parse_config(data: dict[str, Any], file: str, *, sha256: str = "") -> Report
     rep.only(_REPORT_KEYS)
     name = rep.text("name", Path(file).stem)
     if not NAME.match(name):
-        raise rep.error("name", f"must be a folder name (letters, digits, '_', '.', '-'), got {name!r}")
+        raise rep.error("name", f"must be a folder name (letters, digits, '_', '.', '-'), got {quoted(name)}")
     batches = rep.int_in("batches", 2, 1000, 10)
     trials = rep.int_in("trials", 1, MAX_TRIALS, 200_000)
     if trials < batches:
@@ -318,9 +326,9 @@ def parse_config(data: dict[str, Any], file: str, *, sha256: str = "") -> Report
                 raise ConfigError(file, key, str(exc)) from None
         if sys_name not in installed:
             if sys_name in MODULES:
-                msg = f"system {sys_name!r} is not installed ({MODULES[sys_name]} is missing)"
+                msg = f"system {quoted(sys_name)} is not installed ({MODULES[sys_name]} is missing)"
             else:
-                msg = f"unknown system {sys_name!r}; the systems are: {', '.join(MODULES)}"
+                msg = f"unknown system {quoted(sys_name)}; the systems are: {', '.join(MODULES)}"
             raise ConfigError(file, key, f"{msg}; installed: {', '.join(installed) or 'none'}")
         blocks.append(_system_block(installed[sys_name], Reader(file, block, key), batches))
     return ReportConfig(
@@ -353,7 +361,7 @@ def _system_block(system: RuleSystem, r: Reader, batches: int) -> SystemBlock:
         sr = Reader(r.file, row, f"{r.sub('sections')}[{i + 1}]")
         kind = sr.get("kind", str, None)
         if kind not in SECTION_KINDS:
-            raise sr.error("kind", f"must be one of {', '.join(SECTION_KINDS)}, got {kind!r}")
+            raise sr.error("kind", f"must be one of {', '.join(SECTION_KINDS)}, got {quoted(kind)}")
         sid = section_id(sr, ids, f"{kind}-{i + 1}")
         sources = {**base_sources, "*": sr.sub("params") if "params" in row else base_sources["*"]}
         if kind == "validation":

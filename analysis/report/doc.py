@@ -36,6 +36,7 @@ class Figure:
     png: bytes
     caption: str
     alt: str = ""  # what the figure shows, for a reader who cannot see it (default: the caption)
+    narrow: bytes = b""  # its narrow form for a phone's screen (PNG), when it has one
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,9 @@ class Table:
     csv: str = ""  # the full table's CSV (relative to the report folder), linked beside it
     # rows (0-based) that record a failure: marked on the page (red, bold) and in README.md
     failed_rows: tuple[int, ...] = ()
+    # on a narrow screen each row stacks into a card of "header: value" lines, so no
+    # column (a check's verdict) is scrolled out of view; wide grids scroll instead
+    stack: bool = False
 
 
 @dataclass(frozen=True)

@@ -40,9 +40,10 @@ from critlab.analysis.encounter.exact import LABELS, STATE_LIMIT, state_count
 from critlab.analysis.encounter.load import load_encounter
 from critlab.analysis.encounter.tuning import quantity_of, setting_kind, with_settings
 from critlab.analysis.fight.work import Work, check_budget, encounter_work
-from critlab.analysis.report.encounter_words import quantity_text, setting_text
+from critlab.analysis.report.encounter_words import is_probability, quantity_text, setting_text
 from critlab.analysis.report.reading import ConfigError, Reader, section_id, shown
 from critlab.analysis.spec import SpecError
+from critlab.analysis.spec_error import quoted
 
 # Each point is a whole exact chain (up to 10^7 states): a section holds at most this many
 # points, its estimated work within the shared budget (fight.work.BUDGET).
@@ -98,6 +99,9 @@ class EncounterCheck:
     def params(self) -> dict[str, Any]:
         return dict(self.settings)
 
+    def probability(self) -> bool:
+        return is_probability(self.quantity.name)
+
     def value(self) -> float | None:
         from critlab.analysis.encounter.exact import exact_encounter
 
@@ -146,7 +150,7 @@ def read_file(r: Reader, name: str) -> tuple[str, Encounter]:
     if rel is None:
         raise r.error(name, 'name the encounter file, e.g. file = "party_vs_ogre.toml"')
     if not rel.endswith(".toml"):
-        raise r.error(name, f"must be an encounter file ending in .toml, got {rel!r}")
+        raise r.error(name, f"must be an encounter file ending in .toml, got {quoted(rel)}")
     path = Path(r.file).parent / rel
     try:
         return rel, load_encounter(path)
@@ -245,7 +249,7 @@ def _vary(r: Reader, enc: Encounter, fixed: dict[str, Any]) -> tuple[str, str, t
         values = read_range(given)
         count = len(values)
         if not count:
-            raise ConfigError(r.file, key, f"LO..HI needs LO <= HI, got {given!r}")
+            raise ConfigError(r.file, key, f"LO..HI needs LO <= HI, got {quoted(given)}")
     elif isinstance(given, list):
         values, count = given, len(given)
     else:
@@ -283,7 +287,7 @@ def encounter_section(r: Reader, sid: str) -> EncounterSection:
         except SpecError as exc:
             raise r.error(f"quantities[{i + 1}]", str(exc)) from None
         if name in quantities:
-            raise r.error(f"quantities[{i + 1}]", f"names {name!r} twice")
+            raise r.error(f"quantities[{i + 1}]", f"names {quoted(name)} twice")
         quantities.append(name)
     points, states, work = [], 0, []
     for i, v in enumerate(values):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from critlab.analysis import style
+from critlab.analysis.params import axis_label
 
 _LABEL_WORDS = {"a_wins": "side a wins", "b_wins": "side b wins", "draw": "a draw", "undecided": "undecided"}
 _SETTING_WORDS = {
@@ -60,7 +60,7 @@ def setting_text(setting: str, enc: Any = None) -> str:
         else:
             attackers = mine
         spec_cls = next((c.attack.system.spec for c in attackers if param in c.attack.names), None)
-    said = style.axis_label(param, spec_cls)
+    said = axis_label(param, spec_cls)
     return f"{name}'s defense: {said}" if rest.startswith("defense.") else f"{name}'s {said}"
 
 

@@ -25,10 +25,10 @@ from critlab.analysis.report.build import Progress, SectionOutput
 from critlab.analysis.report.doc import Details, Figure, Heading, Paragraph, Table, fmt_value
 from critlab.analysis.report.encounter_read import EncounterSection
 from critlab.analysis.report.encounter_words import is_probability, quantity_text, setting_text
-from critlab.analysis.report.figures import png
-from critlab.analysis.report.findings import num, pct
+from critlab.analysis.report.picture import pictures
 from critlab.analysis.report.tables import column_format
 from critlab.analysis.results import json_number
+from critlab.analysis.text.human import said_amount, said_percent
 from critlab.analysis.text.numtext import one_line
 
 
@@ -64,7 +64,7 @@ def lead_sentence(section: EncounterSection, wide: pd.DataFrame) -> str:
     first, last = wide[q].iloc[0], wide[q].iloc[-1]
     if first is None or last is None or np.isnan(first) or np.isnan(last):
         return ""
-    say = pct if is_probability(q) else num
+    say = said_percent if is_probability(q) else said_amount
     lo, hi = fmt_value(section.values[0]), fmt_value(section.values[-1])
     where = setting_text(section.setting, section.points[0])
     if first == last:
@@ -150,7 +150,8 @@ def encounter_section(section: EncounterSection, say: Progress) -> SectionOutput
     figure_file = f"figures/{stem}.png"
     caption = f"Exact: {_shows(section)} ({len(section.values)} points, each an absorbing chain)."
     alt = " ".join(t for t in (_shows(section) + ".", lead) if t)
-    out.blocks.append(Figure(figure_file, png(encounter_figure(section, wide)), caption, alt=alt))
+    picture, narrow = pictures(encounter_figure(section, wide))
+    out.blocks.append(Figure(figure_file, picture, caption, alt=alt, narrow=narrow))
     csv = f"tables/{stem}.csv"
     out.blocks.append(
         Details(

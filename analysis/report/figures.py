@@ -20,7 +20,6 @@ per grid point, one column per axis and per quantity) is what they read; see
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -29,34 +28,25 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import MaxNLocator, PercentFormatter
 
 from critlab.analysis import style
+from critlab.analysis.params import axis_label
 from critlab.analysis.report.config import Axis, SweepSection
 from critlab.analysis.report.doc import fmt_value
+from critlab.analysis.report.picture import _figure, pictures, png
 from critlab.analysis.report.tables import is_probability, matrix
 from critlab.analysis.report.words import phrase
 
-DPI = 96
 _STYLES = ("-", "--", ":", "-.")
 # Heatmap numbers are written in at this size, and only when a cell holds them.
 ANNOTATE_PT = 9
 
 
-def _figure(**kwargs: Any) -> Figure:
-    """A figure with its own Agg canvas (no pyplot state), so it can be drawn and measured."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    fig = Figure(**kwargs)
-    FigureCanvasAgg(fig)
-    return fig
-
-
-def png(fig: Figure) -> bytes:
-    """The figure as PNG bytes (no software stamp, so equal figures give equal bytes)."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
-    return buf.getvalue()
+def _percent() -> PercentFormatter:
+    """A probability axis's ticks in percent, as every sentence and table of the report
+    writes them (a formatter of its own per axis: matplotlib binds one to its axis)."""
+    return PercentFormatter(xmax=1.0)
 
 
 # -- words and colours ------------------------------------------------------------------
@@ -74,7 +64,7 @@ def axis_text(section: SweepSection, axis: Axis) -> str:
     """An axis's label: the configured x label for the first axis, else the declared one."""
     if section.axes and axis is section.axes[0] and section.x_label:
         return section.x_label
-    return style.axis_label(axis.name, _spec_cls(section))
+    return axis_label(axis.name, _spec_cls(section))
 
 
 def is_prob(section: SweepSection, q: str) -> bool:
@@ -90,7 +80,7 @@ def quantity_label(section: SweepSection, q: str) -> str:
         return f"P({words[0].upper() + words[1:] if q[:2] in ('a_', 'b_') else words})"  # a contest's sides
     if q.startswith("p_"):
         return f"P({q[2:].replace('_', ' ')})"
-    return style.axis_label(q, _spec_cls(section))
+    return axis_label(q, _spec_cls(section))
 
 
 def outcome_palette(section: SweepSection, labels: Sequence[str]) -> dict[str, Any]:
@@ -176,7 +166,7 @@ def _y_label(section: SweepSection, group: list[str]) -> str:
 
 
 def _facet_title(section: SweepSection, pairs) -> str:
-    return ", ".join(f"{style.axis_label(a.name, _spec_cls(section))} {fmt_value(v)}" for a, v in pairs if a)
+    return ", ".join(f"{axis_label(a.name, _spec_cls(section))} {fmt_value(v)}" for a, v in pairs if a)
 
 
 # -- charts -------------------------------------------------------------------------------
@@ -203,19 +193,25 @@ def line_figure(section: SweepSection, wide: pd.DataFrame) -> Figure:
         for q in group:
             for si, s in enumerate(svalues):
                 d = _select(sub, series, s)
-                if many and series is not None and len(svalues) <= len(_STYLES):
-                    colour, dash = qcolours[q], _STYLES[si]
+                # every line a colour and a marker of its own (never a dash alone: two
+                # overlapping lines still show both markers); several quantities over a
+                # series keep the series' colour and marker, each quantity its dash
+                qi = section.plotted.index(q)
+                if many and series is not None:
+                    colour, marker, dash = scolours[s], style.marker(si), _STYLES[qi % len(_STYLES)]
                 elif many:
-                    colour, dash = qcolours[q], "-"
+                    colour, marker, dash = qcolours[q], style.marker(qi), "-"
                 else:
-                    colour, dash = (scolours[s] if series else style.QUALITATIVE[0]), "-"
+                    colour = scolours[s] if series else style.QUALITATIVE[0]
+                    marker, dash = style.marker(si), "-"
                 parts = ([quantity_label(section, q)] if many else []) + ([fmt_value(s)] if series else [])
                 ax.plot(
                     _positions(x, d[x.name]),
                     d[q].to_numpy(dtype=float),
                     dash,
-                    marker="o",
-                    ms=3,
+                    marker=marker,
+                    ms=4.5,
+                    mfc="white" if si % 2 else colour,  # alternate hollow markers: overlaps show
                     lw=1.6,
                     color=colour,
                     label=", ".join(parts) or quantity_label(section, q),
@@ -227,6 +223,8 @@ def line_figure(section: SweepSection, wide: pd.DataFrame) -> Figure:
             ax.set_yscale("log")
         elif all(is_prob(section, q) for q in group):
             ax.set_ylim(bottom=0)
+        if all(is_prob(section, q) for q in group):
+            ax.yaxis.set_major_formatter(_percent())  # probabilities read as percentages everywhere
         ax.grid(alpha=0.3)
         if facet is not None:
             ax.set_title(_facet_title(section, [(facet, f)]), fontsize="medium")
@@ -274,6 +272,7 @@ def stacked_figure(section: SweepSection, wide: pd.DataFrame) -> Figure:
                 bottom += h
             _ticks(ax, x)
             ax.set_ylim(0, 1)
+            ax.yaxis.set_major_formatter(_percent())
             title = _facet_title(section, [(rows_axis, r), (cols_axis, c)])
             if title:
                 ax.set_title(title, fontsize="small")
@@ -322,7 +321,7 @@ def heatmap_figure(section: SweepSection, wide: pd.DataFrame) -> Figure:
         )
         ax.set_yticks(range(len(y.values)), [fmt_value(v) for v in y.values], fontsize="small")
         ax.set_xlabel(axis_text(section, x))
-        ax.set_ylabel(section.y_label or style.axis_label(y.name, _spec_cls(section)))
+        ax.set_ylabel(section.y_label or axis_label(y.name, _spec_cls(section)))
         title = quantity_label(section, q) if facet is None else _facet_title(section, [(facet, f)])
         ax.set_title(title, fontsize="medium")
         text = _cell_text(m, probability=is_prob(section, q))
@@ -336,15 +335,20 @@ def heatmap_figure(section: SweepSection, wide: pd.DataFrame) -> Figure:
         if all(is_prob(section, q) for q in quantities)
         else " / ".join(quantity_label(section, q) for q in quantities)
     )
-    fig.colorbar(im, ax=axs, shrink=0.85, label=label)  # the one scale, beside every panel
+    bar = fig.colorbar(im, ax=axs, shrink=0.85, label=label)  # the one scale, beside every panel
+    if all(is_prob(section, q) for q in quantities):
+        bar.ax.yaxis.set_major_formatter(_percent())
     fig.suptitle(f"{section.title} (exact)", fontsize="medium")
     return fig
 
 
 def _cell_format(m: np.ndarray, probability: bool) -> str:
+    """A probability as the sentences write it (``56.5%``), an amount to its size."""
+    if probability:
+        return "{:.1%}"
     finite = m[np.isfinite(m)]
     big = float(np.abs(finite).max()) if finite.size else 0.0
-    return "{:.2f}" if probability or big < 10 else "{:.1f}" if big < 100 else "{:.0f}"
+    return "{:.2f}" if big < 10 else "{:.1f}" if big < 100 else "{:.0f}"
 
 
 def _cell_text(m: np.ndarray, *, probability: bool) -> int:
@@ -400,7 +404,7 @@ def describe(section: SweepSection) -> str:
     return text[0].upper() + text[1:] + ("; " + ", ".join(split) if split else "") + "."
 
 
-__all__ = ["chart", "describe", "figure", "matrix", "png"]
+__all__ = ["chart", "describe", "figure", "matrix", "pictures", "png"]
 
 DRAW = {"line": line_figure, "stacked": stacked_figure, "heatmap": heatmap_figure}
 

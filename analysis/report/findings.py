@@ -15,8 +15,8 @@ Sections marked ``headline = true`` give the page's "What this report says" list
 items (their first sentence, linked to the section); a system with none marked gives its
 first sweep section's.
 
->>> pct(0.0975), pct(0.0025), pct(0.152), num(0.2134), signed(0.2134), ratio(2.125)
-('9.75%', '0.25%', '15.2%', '0.213', '+0.213', '2.1×')
+>>> said_percent(0.0975), said_percent(0.152), said_amount(0.2134), signed(0.2134), ratio(2.125)
+('9.75%', '15.2%', '0.213', '+0.213', '2.1×')
 """
 
 from __future__ import annotations
@@ -33,32 +33,10 @@ from critlab.analysis.report.config import Axis, SweepSection
 from critlab.analysis.report.doc import fmt_value
 from critlab.analysis.report.tables import NOISE, is_probability
 from critlab.analysis.report.words import phrase
+from critlab.analysis.text.human import said_amount, said_percent, signed
 
 
-# -- numbers in words ------------------------------------------------------------------------
-def pct(p: float) -> str:
-    """A probability as a percentage of three significant digits."""
-    v = 100.0 * p
-    if v == 0:
-        return "0%"
-    if abs(v) < 0.001:
-        return "< 0.001%"
-    return f"{v:.3g}%"
-
-
-def num(x: float) -> str:
-    """An amount to three significant digits, in fixed notation."""
-    if abs(x) < NOISE:
-        return "0"
-    digits = max(0, 2 - math.floor(math.log10(abs(x))))
-    return f"{x:.{min(digits, 6)}f}"
-
-
-def signed(x: float) -> str:
-    text = num(x)
-    return text if text.startswith("-") else "+" + text
-
-
+# -- numbers in words (percentages and amounts: critlab.analysis.text.human) ----------------
 def ratio(r: float) -> str:
     return f"{r:.1f}×" if r < 10 else f"{r:.0f}×"
 
@@ -76,7 +54,7 @@ def _spec_cls(section: SweepSection) -> Any:
 def axis_words(section: SweepSection, axis: Axis) -> str:
     """An axis as a sentence names it: the x label up to its parenthesis, else the
     declared label (``sm`` → "SM")."""
-    from critlab.analysis.style import axis_label
+    from critlab.analysis.params import axis_label
 
     if section.axes and axis is section.axes[0] and section.x_label:
         return section.x_label.split(" (")[0]
@@ -90,7 +68,7 @@ def is_prob(section: SweepSection, q: str) -> bool:
 def quantity_words(section: SweepSection, q: str) -> str:
     """``minor_critical`` → "minor critical", ``p_down`` → "down", ``P(serious or worse)``
     → "serious or worse", ``expected_damage`` → "expected damage"."""
-    from critlab.analysis.style import axis_label
+    from critlab.analysis.params import axis_label
 
     if q.startswith("P(") and q.endswith(")"):
         return phrase(q[2:-1], _spec_cls(section))
@@ -104,7 +82,7 @@ def quantity_words(section: SweepSection, q: str) -> str:
 
 
 def value_words(section: SweepSection, q: str, x: float) -> str:
-    return pct(x) if is_prob(section, q) else num(x)
+    return said_percent(x) if is_prob(section, q) else said_amount(x)
 
 
 def _where(section: SweepSection, fixed: Mapping[str, Any], skip: tuple[str, ...] = ()) -> str:
@@ -227,23 +205,23 @@ def effect(section: SweepSection, q: str, a: float, b: float) -> str:
     a, b = (0.0 if abs(v) < NOISE else v for v in (a, b))
     if is_prob(section, q):
         if a == b:
-            return f"leaves P({words}) at {pct(a)}"
+            return f"leaves P({words}) at {said_percent(a)}"
         if b > a:
             if a == 0:
-                return f"makes {words} possible ({pct(b)}, from never)"
+                return f"makes {words} possible ({said_percent(b)}, from never)"
             if b / a >= 1.5:
-                return f"makes {words} {ratio(b / a)} as likely ({pct(a)} → {pct(b)})"
-            return f"raises P({words}) from {pct(a)} to {pct(b)}"
+                return f"makes {words} {ratio(b / a)} as likely ({said_percent(a)} → {said_percent(b)})"
+            return f"raises P({words}) from {said_percent(a)} to {said_percent(b)}"
         if b == 0:
-            return f"rules out {words} (from {pct(a)})"
-        return f"cuts P({words}) from {pct(a)} to {pct(b)}"
+            return f"rules out {words} (from {said_percent(a)})"
+        return f"cuts P({words}) from {said_percent(a)} to {said_percent(b)}"
     d = b - a
     if d == 0:
-        return f"leaves {words} at {num(a)}"
+        return f"leaves {words} at {said_amount(a)}"
     rel = f"{_relative(d, a)} relative; " if a else ""
     if d > 0:
-        return f"adds {signed(d)} {words} ({rel}{num(a)} → {num(b)})"
-    return f"takes {num(-d)} off {words} ({rel}{num(a)} → {num(b)})"
+        return f"adds {signed(d)} {words} ({rel}{said_amount(a)} → {said_amount(b)})"
+    return f"takes {said_amount(-d)} off {words} ({rel}{said_amount(a)} → {said_amount(b)})"
 
 
 # -- the shape's sentence --------------------------------------------------------------------

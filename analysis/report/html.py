@@ -48,20 +48,34 @@ a.csv { font-size: .85rem; }
 figure { margin: .6rem 0; }
 img { max-width: 100%; height: auto; display: block; }
 a.full { display: block; cursor: zoom-in; }
-/* a long word (a file name, a metric key) breaks rather than widen the page */
-p, li, summary, figcaption { overflow-wrap: anywhere; }
+/* a word longer than its line (a file name, a metric key) breaks rather than widen the
+   page; other words wrap whole ("anywhere" would break "range" as "rang e") */
+p, li, summary, figcaption { overflow-wrap: break-word; }
 .scroll { overflow-x: auto; max-width: 100%; margin: .75rem 0; }
 table { border-collapse: collapse; font-size: .85rem; font-variant-numeric: tabular-nums; }
 caption { text-align: left; padding: .25rem 0; }
 th, td { border: 1px solid #ccc; padding: .2rem .5rem; text-align: right; white-space: nowrap; }
 th { background: #f3f3f3; }
 td.l, th.l { text-align: left; }
-td.l { white-space: normal; overflow-wrap: anywhere; }
+td.l { white-space: normal; overflow-wrap: break-word; hyphens: auto; }
 nav ol { padding-left: 1.4rem; }
 nav ol ol { padding-left: 0; margin: .1rem 0 .3rem; font-size: .9rem; }
 nav ol ol li { display: inline; }
 nav ol ol li + li::before { content: " · "; color: #888; }
-@media (max-width: 40rem) { body { font-size: 15px; } main { padding: .5rem; } }
+@media (max-width: 40rem) {
+  body { font-size: 15px; }
+  main { padding: .5rem; }
+  /* a stacked table: each row a card, each cell "header: value" on its own line */
+  table.stack, table.stack caption, table.stack tbody, table.stack tr, table.stack td {
+    display: block; width: 100%; box-sizing: border-box; }
+  table.stack { font-size: .95rem; }
+  table.stack thead { display: none; }
+  table.stack tr { border: 1px solid #ccc; border-radius: 4px; margin: .5rem 0; padding: .2rem 0; }
+  table.stack td { border: none; text-align: left; white-space: normal; padding: .1rem .6rem; }
+  table.stack td::before { content: attr(data-label) ": "; color: #555; font-weight: 600; }
+  table.stack td:first-child { font-weight: 600; }
+  table.stack td:first-child::before { content: ""; }
+}
 @media print {
   body { font-size: 10pt; }
   main { max-width: none; padding: 0; }
@@ -96,7 +110,9 @@ def _contents(doc: Document) -> str:
 def _table(t: Table) -> str:
     def cell(tag: str, i: int, text: str) -> str:
         cls = ' class="l"' if i < t.label_columns else ""
-        return f"<{tag}{cls}>{escape(text)}</{tag}>"
+        # a stacked table's cell names its column, shown before it on a narrow screen
+        label = f' data-label="{escape(t.header[i])}"' if t.stack and tag == "td" else ""
+        return f"<{tag}{cls}{label}>{escape(text)}</{tag}>"
 
     head = "".join(cell("th", i, h) for i, h in enumerate(t.header))
     failed = set(t.failed_rows)
@@ -110,7 +126,8 @@ def _table(t: Table) -> str:
     )
     link = f' <a class="csv" href="{escape(t.csv)}">full table (CSV)</a>' if t.csv else ""
     caption = f"<caption>{escape(t.caption)}{link}</caption>" if t.caption or link else ""
-    table = f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    cls = ' class="stack"' if t.stack else ""
+    table = f"<table{cls}>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     return f'<div class="scroll">{table}</div>'
 
 
@@ -122,11 +139,18 @@ def _block(doc: Document, b) -> str:
         return f"<p{cls}>{escape(b.text)}</p>"
     if isinstance(b, Figure):
         data = base64.b64encode(b.png).decode("ascii")
+        # a narrow screen gets the figure's narrow form, its text at the size it was drawn
+        narrow = (
+            f'<source media="(max-width: 40rem)" srcset="data:image/png;base64,'
+            f'{base64.b64encode(b.narrow).decode("ascii")}">'
+            if b.narrow
+            else ""
+        )
         # the image links to its full-size file beside the page: a phone can open and zoom it
         return (
             f'<figure><a class="full" href="{escape(b.file)}" title="open the full-size figure">'
-            f'<img src="data:image/png;base64,{data}" alt="{escape(b.alt or b.caption)}"></a>'
-            f"<figcaption>{escape(b.caption)}</figcaption></figure>"
+            f'<picture>{narrow}<img src="data:image/png;base64,{data}" alt="{escape(b.alt or b.caption)}">'
+            f"</picture></a><figcaption>{escape(b.caption)}</figcaption></figure>"
         )
     if isinstance(b, Table):
         return _table(b)

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from critlab.analysis.report.doc import fmt_value
+from critlab.analysis.spec_error import quoted
 
 LEAD_KEYS = ("axis", "from", "to", "at", "quantity")
 
@@ -28,11 +29,11 @@ def lead_problem(section: Any, lead: Mapping[str, Any]) -> str:
     the section does not sweep, a value not on that axis, a quantity it does not show."""
     unknown = [k for k in lead if k not in LEAD_KEYS]
     if unknown:
-        return f"unknown key {unknown[0]!r}; lead takes {', '.join(LEAD_KEYS)}"
+        return f"unknown key {quoted(unknown[0])}; lead takes {', '.join(LEAD_KEYS)}"
     axes = {a.name: a for a in section.axes}
     name = lead.get("axis")
     if name not in axes:
-        return f"axis must be one of the section's axes ({', '.join(axes) or 'none'}), got {name!r}"
+        return f"axis must be one of the section's axes ({', '.join(axes) or 'none'}), got {quoted(name)}"
     for key in ("from", "to"):
         if lead.get(key) not in axes[name].values:
             return f"{key} must be a value of {name} ({', '.join(map(fmt_value, axes[name].values))})"
@@ -44,7 +45,7 @@ def lead_problem(section: Any, lead: Mapping[str, Any]) -> str:
             return f"at.{k} must be another axis of the section at one of its values"
     q = lead.get("quantity", section.plotted[0] if section.plotted else None)
     if q not in (*section.plotted, *section.outcomes, *section.metrics):
-        return f"quantity must be one the section shows ({', '.join(section.plotted)}), got {q!r}"
+        return f"quantity must be one the section shows ({', '.join(section.plotted)}), got {quoted(q)}"
     return ""
 
 

@@ -6,11 +6,17 @@ where the system has one, Linux's ``renameat2``): a reader sees the previous com
 report or the new complete one, never a mix, and an interrupt, a crash or a full disk
 at any point leaves the previous report as it was.
 
-A critlab report folder holds a marker file, :data:`MARKER`. Only such a folder (or an
-empty one, or one written before the marker existed: its ``summary.json`` says so) is
-replaced, and only when it holds nothing but the report's own files. Any other
-existing ``--out`` is refused before any work, unless ``force``: then it is kept, renamed
-to ``NAME.replaced-YYYYMMDDTHHMMSS`` beside the new report, so nothing is ever lost.
+A critlab report folder holds a marker file, :data:`MARKER`, that lists every file the
+report wrote (its manifest). Only those files are the report's own: a folder is replaced
+only when it holds nothing else (an empty folder is used as it is). Any other existing
+``--out``, or a report holding a file the report did not write (``tables/mine.csv``, a
+sub-folder of the user's), is refused by name before any work, unless ``force``: then the
+folder is kept, renamed to ``NAME.replaced-YYYYMMDDTHHMMSS`` beside the new report, so
+nothing is ever lost. A report written by an earlier critlab has no manifest (a marker
+without a list, or only its ``summary.json``): which of its tables and figures it wrote
+cannot be told, so it is replaced but kept beside the new report as ``--force`` keeps a
+folder (:attr:`ReportFolder.kept` names it), and a file it could never have written
+(``notes.txt``) is refused as in any other folder.
 An empty path, a file, and a folder that cannot be created are refused.
 
 >>> import tempfile, pathlib
@@ -33,7 +39,6 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import json
 import os
 import secrets
 import shutil
@@ -45,51 +50,21 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from critlab.analysis.report.manifest import (
+    FOLDERS,
+    MARKER,
+    foreign_files,
+    is_report,
+    manifest,
+    marker_text,
+)
 from critlab.analysis.report.reading import ConfigError
 
-MARKER = ".critlab-report"
-MARKER_TEXT = (
-    "critlab-report/1\n"
-    "This folder is a critlab balance report: `critlab report` replaces it whole on every run.\n"
-)
-# The files a report writes: top-level names, and the folders with the one suffix each holds.
-_FILES = frozenset({"index.html", "README.md", "summary.json", "summary.md", MARKER})
-_FOLDERS = {"figures": ".png", "tables": ".csv"}
-_SUMMARY_FORMAT = "critlab-report-summary/1"  # compare.SUMMARY_FORMAT, without importing pandas
+__all__ = ["MARKER", "ReportFolder", "foreign_files", "is_report", "manifest", "write_file"]
 
 
 def _refuse(message: str) -> ConfigError:
     return ConfigError("command line", "--out", message)
-
-
-def is_report(folder: Path) -> bool:
-    """Whether ``folder`` is a critlab report: it has the marker, or (written before the
-    marker) a ``summary.json`` in the report format."""
-    if (folder / MARKER).is_file():
-        return True
-    try:
-        summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(summary, dict) and summary.get("format") == _SUMMARY_FORMAT
-
-
-def foreign_files(folder: Path) -> list[str]:
-    """Entries of ``folder`` that a report does not write (relative paths, sorted)."""
-    out = []
-    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
-        if entry.name in _FILES and entry.is_file() and not entry.is_symlink():
-            continue
-        suffix = _FOLDERS.get(entry.name)
-        if suffix is not None and entry.is_dir() and not entry.is_symlink():
-            out += [
-                f"{entry.name}/{f.name}"
-                for f in sorted(entry.iterdir(), key=lambda p: p.name)
-                if not (f.suffix == suffix and f.is_file() and not f.is_symlink())
-            ]
-            continue
-        out.append(entry.name)
-    return out
 
 
 def _holds(folder: Path, inner: Path) -> bool:
@@ -128,6 +103,7 @@ class ReportFolder:
             path = path.resolve()
         self.path, self.force = path, force
         self.staging: Path | None = None
+        self.kept: Path | None = None  # where the previous folder was kept, if it was
         self._created: list[Path] = []
         self._check()
 
@@ -168,55 +144,69 @@ class ReportFolder:
         except OSError as exc:
             return f"cannot read {text}: {exc.strerror}"
         shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        report = is_report(self.path)
+        what = "the critlab report there did not write" if report else "are not a critlab report"
         return (
-            f"{text} holds files that are not a critlab report ({shown}); choose another --out, "
+            f"{text} holds files that {what} ({shown}); move them out, choose another --out, "
             f"or add --force to keep that folder as {self.path.name}.replaced-<time> beside the new report"
         )
 
     # -- building -------------------------------------------------------------------------
     def stage(self) -> Path:
         """Create the hidden folder the report is written into (and any missing parents);
-        a path that cannot be written is refused here, before any work."""
+        a path that cannot be written is refused here, before any work. Interrupts wait
+        until :attr:`staging` names what was created, so :meth:`discard` always finds it."""
         parent = self.path.parent
-        try:
-            missing = []
-            p = parent
-            while not p.exists():
-                missing.append(p)
-                p = p.parent
-            for p in reversed(missing):
-                p.mkdir()
-                self._created.append(p)
-            _remove_stale(parent, self.path.name)
-            staging = parent / f".{self.path.name}.critlab-new-{os.getpid()}-{secrets.token_hex(4)}"
-            staging.mkdir()
-        except OSError as exc:
-            self._remove_created()
-            raise _refuse(f"cannot create {self.shown}: {exc.strerror or exc}") from None
-        self.staging = staging
-        for name in _FOLDERS:
-            (staging / name).mkdir()
+        with _interrupts_deferred():
+            try:
+                missing = []
+                p = parent
+                while not p.exists():
+                    missing.append(p)
+                    p = p.parent
+                for p in reversed(missing):
+                    os.mkdir(p)
+                    self._created.append(p)
+                _remove_stale(parent, self.path.name)
+                staging = parent / f".{self.path.name}.critlab-new-{os.getpid()}-{secrets.token_hex(4)}"
+                os.mkdir(staging)
+                self.staging = staging
+                for name in FOLDERS:
+                    os.mkdir(staging / name)
+            except OSError as exc:
+                self.discard()
+                raise _refuse(f"cannot create {self.shown}: {exc.strerror or exc}") from None
         return staging
 
     def commit(self) -> None:
-        """Put the staged report in place: the previous one is replaced in one step."""
+        """Put the staged report in place: the previous one is replaced in one step. The
+        marker lists every file staged (the report's own, from now on)."""
         staging = self.staging
         if staging is None:
             raise RuntimeError("commit() before stage()")
-        write_file(staging / MARKER, MARKER_TEXT.encode())
-        for folder in (*(staging / name for name in _FOLDERS), staging):
+        written = [
+            os.path.relpath(os.path.join(root, name), staging).replace(os.sep, "/")
+            for root, _, names in os.walk(staging)
+            for name in names
+        ]
+        write_file(staging / MARKER, marker_text(f for f in written if f != MARKER).encode())
+        for folder in (*(staging / name for name in FOLDERS), staging):
             _fsync_dir(folder)
         with _interrupts_deferred():
             old = self._swap(staging)
             self.staging = None
             self._created.clear()
             _fsync_dir(self.path.parent)
-            if old is not None:
-                if self._aside:
-                    stamp = time.strftime("%Y%m%dT%H%M%S")
-                    os.rename(old, _free_name(self.path.parent, f"{self.path.name}.replaced-{stamp}"))
-                else:
-                    shutil.rmtree(old, ignore_errors=True)
+            if old is None:
+                return
+            # A file the user put there since the check (the exchange took the folder
+            # out of reach) is kept too: only a folder of the report's own files goes.
+            if self._aside or _foreign_or_unreadable(old):
+                stamp = time.strftime("%Y%m%dT%H%M%S")
+                self.kept = _free_name(self.path.parent, f"{self.path.name}.replaced-{stamp}")
+                os.rename(old, self.kept)
+            else:
+                shutil.rmtree(old, ignore_errors=True)
 
     def _swap(self, staging: Path) -> Path | None:
         """Rename ``staging`` to the target; the previous folder (now under a hidden
@@ -237,6 +227,8 @@ class ReportFolder:
             if not self.force:
                 raise _refuse(self._foreign_message())
             self._aside = True
+        elif manifest(path) is None and any(path.iterdir()):
+            self._aside = True  # an earlier critlab's report: which files it wrote is unknown
         if _exchange(staging, path):
             return staging  # the exchange left the previous report under the staging name
         old = path.parent / f".{path.name}.critlab-old-{os.getpid()}-{secrets.token_hex(4)}"
@@ -250,11 +242,12 @@ class ReportFolder:
 
     def discard(self) -> None:
         """Remove the staged folder (and the parents :meth:`stage` created): the target
-        is left exactly as it was."""
-        if self.staging is not None:
-            shutil.rmtree(self.staging, ignore_errors=True)
-            self.staging = None
-        self._remove_created()
+        is left exactly as it was. A second interrupt waits until that is done."""
+        with _interrupts_deferred():
+            if self.staging is not None:
+                shutil.rmtree(self.staging, ignore_errors=True)
+                self.staging = None
+            self._remove_created()
 
     def _remove_created(self) -> None:
         for p in reversed(self._created):
@@ -263,6 +256,13 @@ class ReportFolder:
             except OSError:
                 break
         self._created.clear()
+
+
+def _foreign_or_unreadable(folder: Path) -> bool:
+    try:
+        return bool(foreign_files(folder))
+    except OSError:
+        return True
 
 
 def write_file(path: Path, data: bytes) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from critlab.analysis.report import encounter_words
 from critlab.analysis.report.build import SectionOutput, anchor
-from critlab.analysis.report.changes import baseline_warning, change_sentences
+from critlab.analysis.report.changes import baseline_warning, change_sentences, settings_changed
 from critlab.analysis.report.checks import checks_blocks
 from critlab.analysis.report.compare import Comparison
 from critlab.analysis.report.config import ReportConfig, SweepSection
@@ -89,6 +89,7 @@ def _validation_table(validations: list[dict[str, Any]]) -> Table:
         "combined over a validation's groups of bins by Bonferroni (so at most 1, shown as ≥ 0.99).",
         label_columns=2,
         failed_rows=tuple(i for i, v in enumerate(validations) if not v["passed"]),
+        stack=True,
     )
 
 
@@ -131,7 +132,34 @@ def change_words(
         return q in outcomes.get(key, ()) or is_probability(q)
 
     rows = comparison.changes.to_dict(orient="records")
-    return warning, change_sentences(rows, titles, say, probability, frozenset(variants))
+    settings = _settings_moves(cfg, baseline, say) if baseline is not None else {}
+    return warning, change_sentences(rows, titles, say, probability, frozenset(variants), settings)
+
+
+def _settings_moves(cfg: ReportConfig, baseline: dict[str, Any], say: Any) -> dict[str, str]:
+    """Each section's changed inputs against the baseline's (``summary.json`` records a
+    sweep's settings and a validation's parameters), in words, by section key."""
+    from critlab.analysis.report.build import section_settings
+
+    before = {
+        f"{s.get('system')}/{s.get('id')}": s.get("settings", s.get("params"))
+        for s in [*baseline.get("sections", []), *baseline.get("validations", [])]
+        if isinstance(s, dict)
+    }
+    out = {}
+    for block in cfg.systems:
+        for section in block.sections:
+            key = f"{block.name}/{section.id}"
+            then = before.get(key)
+            if not isinstance(then, dict):
+                continue  # a new section, or a baseline from before settings were recorded
+            now = (
+                section_settings(section)
+                if isinstance(section, SweepSection)
+                else dict(section.spec.params())
+            )
+            out[key] = settings_changed(block.name, then, now, say)
+    return out
 
 
 def spec_labels(system: str, spec: Any) -> tuple[str, ...]:
@@ -214,7 +242,7 @@ def assemble(
     ok = verdict(validations)[1]
     doc = Document(cfg.title)
     doc.add(Paragraph(line, "ok" if all_ok else "fail"))  # the one status banner
-    doc.add(*checks_blocks(checks or []))  # balance checks at the top, failures first seen
+    doc.add(*checks_blocks(checks or [], cfg.checks))  # balance checks at the top, failures first seen
     found = headlines([o.info for outs in outputs.values() for o in outs])
     if found:  # the conclusions, computed from the sections' numbers, each linked to its section
         doc.add(Heading(2, "What this report says", "findings"), Findings(found))
@@ -242,7 +270,7 @@ def assemble(
     doc.add(
         Heading(2, "Validation summary", "validation-summary"),
         Paragraph(summary_sentence(validations), "" if ok else "note"),
-        Details(f"Statistics of the {len(validations)} checks", [_validation_table(validations)]),
+        Details(f"Statistics of the {len(validations)} validations", [_validation_table(validations)]),
     )
     if comparison is not None:
         doc.add(*_changes(comparison, warning, groups))

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from typing import Any
 
 from critlab.analysis.spec import Spec, SpecError, field_types
+from critlab.analysis.spec_error import quoted
 from critlab.analysis.systems import RuleSystem
+from critlab.analysis.text.documents import DocumentError
 from critlab.analysis.text.numtext import DecimalText, is_number_text
 
 # Grid points a report section may have (counted from its axes before any is built).
@@ -28,12 +31,8 @@ MAX_POINTS = 5000
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
-class ConfigError(ValueError):
+class ConfigError(DocumentError):
     """A configuration the report cannot run: names the file, the key and what is allowed."""
-
-    def __init__(self, file: str, key: str, message: str) -> None:
-        self.file, self.key, self.message = file, key, message
-        super().__init__(f"{file}: {key}: {message}" if key else f"{file}: {message}")
 
 
 class Reader:
@@ -54,7 +53,7 @@ class Reader:
     def only(self, allowed: tuple[str, ...]) -> None:
         for name in self.table:
             if name not in allowed:
-                raise self.error(name, f"unknown key {name!r}; allowed here: {', '.join(allowed)}")
+                raise self.error(name, f"unknown key {quoted(name)}; allowed here: {', '.join(allowed)}")
 
     def get(self, name: str, kind: type | tuple[type, ...], default: Any = None, *, what: str = "") -> Any:
         if name not in self.table:
@@ -98,8 +97,27 @@ def _kind_name(kinds: tuple[type, ...]) -> str:
 
 
 def shown(value: Any) -> str:
-    kind = {bool: "boolean", int: "integer", float: "number", str: "string", list: "list", dict: "table"}
-    return f"{kind.get(type(value), type(value).__name__)} {value!r}"
+    """A configuration's value in a message: its TOML kind and its text, bounded
+    (:func:`critlab.analysis.spec_error.quoted`).
+
+    >>> from critlab.analysis.params import WrittenFloat
+    >>> shown(WrittenFloat("1.5")), shown([]), shown("x" * 1000)[-24:]
+    ('number 1.5', 'an empty list', 'xx... (1,002 characters)')
+    """
+    if value is None:  # JSON's null (a baseline's)
+        return "null"
+    if isinstance(value, list | dict) and not value:
+        return "an empty table" if isinstance(value, dict) else "an empty list"
+    kinds = (
+        (bool, "boolean"),
+        (int, "integer"),
+        (float, "number"),
+        (str, "string"),
+        (list, "list"),
+        (dict, "table"),
+    )
+    kind = next((name for t, name in kinds if isinstance(value, t)), type(value).__name__)
+    return f"{kind} {quoted(value)}"
 
 
 def slug(text: str) -> str:
@@ -116,7 +134,7 @@ def section_id(r: Reader, ids: set[str], default: str) -> str:
     of its title (or of ``default``) numbered on from 2 while taken; added to ``ids``."""
     sid = r.get("id", str, None)
     if sid is not None and (not NAME.match(sid) or sid in ids):
-        raise r.error("id", f"must be a unique file-name-safe id, got {sid!r}")
+        raise r.error("id", f"must be a unique file-name-safe id, got {quoted(sid)}")
     if sid is None:
         sid = stem = slug(r.text("title") or default)
         n = 2
@@ -127,12 +145,19 @@ def section_id(r: Reader, ids: set[str], default: str) -> str:
 
 
 # -- parameters ---------------------------------------------------------------------------
+@lru_cache(maxsize=64)
+def _field_types(spec_cls: type) -> dict[str, tuple[type, bool]]:
+    """:func:`field_types`, read once a class: a grid of thousands of values checks each
+    (3 ms a call, most of the reading of a large section)."""
+    return field_types(spec_cls)
+
+
 def check_param(system: RuleSystem, name: str, value: Any, file: str, key: str) -> Any:
     """A TOML value checked against the spec field's type; ``"none"`` is absence."""
-    types = field_types(system.spec)
+    types = _field_types(system.spec)
     if name not in types:
         known = ", ".join(sorted(types))
-        raise ConfigError(file, key, f"{name!r} is not a parameter of {system.name}; known: {known}")
+        raise ConfigError(file, key, f"{quoted(name)} is not a parameter of {system.name}; known: {known}")
     base, optional = types[name]
     if isinstance(value, str) and value.strip().lower() == "none":
         if optional:
@@ -210,7 +235,7 @@ def read_variants(system: RuleSystem, reader: Reader) -> dict[str, dict[str, dic
     """``{set name: {variant name: params}}`` from ``[[systems.X.variants.SET]]`` tables."""
     sets = reader.get("variants", dict, {})
     out: dict[str, dict[str, dict[str, Any]]] = {}
-    params = set(field_types(system.spec))
+    params = set(_field_types(system.spec))
     for set_name, rows in sets.items():
         key = f"{reader.sub('variants')}.{set_name}"
         if set_name in params or not NAME.match(set_name):
@@ -224,7 +249,7 @@ def read_variants(system: RuleSystem, reader: Reader) -> dict[str, dict[str, dic
             if not name:
                 raise r.error("name", 'each variant needs a name, e.g. name = "longsword"')
             if name in out[set_name]:
-                raise r.error("name", f"variant {name!r} appears twice")
+                raise r.error("name", f"variant {quoted(name)} appears twice")
             out[set_name][name] = {
                 k: check_param(system, k, v, r.file, r.sub(k)) for k, v in row.items() if k != "name"
             }

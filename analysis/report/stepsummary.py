@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from critlab.analysis.report.checks import check_cells
 from critlab.analysis.report.markdown import paragraph, text
 
 # At most this many change sentences are listed; the report holds them all.
@@ -22,12 +23,10 @@ def _cell(value: Any) -> str:
     return text(str(value)).replace("|", "\\|")
 
 
-def _number(x: float | None) -> str:
-    return "null" if x is None else f"{x:.10g}"
-
-
-def render(summary: dict[str, Any], link: str = "index.html") -> str:
-    """The Markdown for one report's ``summary`` (the dictionary ``summary.json`` holds)."""
+def render(summary: dict[str, Any], link: str = "index.html", probability: list[bool] | None = None) -> str:
+    """The Markdown for one report's ``summary`` (the dictionary ``summary.json`` holds);
+    ``probability`` says which checks' quantities are probabilities (shown in percent, as
+    the report's page shows them)."""
     ok = bool(summary.get("passed", summary.get("validated")))
     lines = [
         f"### {'✅' if ok else '❌'} {text(summary.get('title', ''))}",
@@ -38,11 +37,11 @@ def render(summary: dict[str, Any], link: str = "index.html") -> str:
     checks = summary.get("checks") or []
     if checks:
         lines += ["| balance check | value | min | max | result |", "| :-- | --: | --: | --: | :-- |"]
-        for c in checks:
+        probs = probability if probability is not None else [False] * len(checks)
+        for c, prob in zip(checks, probs, strict=True):
             result = "pass" if c["passed"] else "**FAIL**"
-            lo = "–" if c["min"] is None else f"{c['min']:g}"
-            hi = "–" if c["max"] is None else f"{c['max']:g}"
-            lines.append(f"| {_cell(c['name'])} | {_number(c['value'])} | {lo} | {hi} | {result} |")
+            value, lo, hi = check_cells(c, prob)
+            lines.append(f"| {_cell(c['name'])} | {value} | {lo} | {hi} | {result} |")
         lines.append("")
     failed = [v for v in summary.get("validations") or [] if not v["passed"]]
     for v in failed:

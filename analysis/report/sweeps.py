@@ -24,6 +24,7 @@ from typing import Any
 
 import pandas as pd
 
+from critlab.analysis.report.reading import shown
 from critlab.analysis.spec import Spec, SpecError
 
 
@@ -39,7 +40,7 @@ def fight_table(r: Any) -> dict[str, int]:
         if k not in FIGHT_PARAMS:
             raise r.error(f"fight.{k}", f"unknown fight parameter; fights take {', '.join(FIGHT_PARAMS)}")
         if not isinstance(v, int) or isinstance(v, bool):
-            raise r.error(f"fight.{k}", f"must be an integer, got {v!r}")
+            raise r.error(f"fight.{k}", f"must be an integer, got {shown(v)}")
     if "hp" not in table:
         raise r.error("fight", "give hp, the target's hit points")
     try:

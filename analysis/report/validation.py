@@ -1,19 +1,23 @@
-"""A validation section in a designer's words: one sentence saying whether the simulator
-agrees with the exact engine, and the statistics one click away.
+"""A validation section in a designer's words: the verdict in one short sentence, the
+answer (the outcomes and metrics the section simulated, exact), then the statistics one
+click away.
 
-The sentence gives the trials, the p-value named for what it is (one group's own, or the
-Bonferroni combination of several, never a bare "p = 1"), and how far the worst pooled
-bin strays, in standard errors at the tables' precision, set against what chance lets
-the worst of that many bins do (:func:`expected_max_z`). The collapsed details hold the
-figure (exact bars against simulated points, every outcome's z and the worst bin's), the
-outcomes and metrics (exact at full precision beside simulated ± SE), and one line per
-group of bins (its pooled bins, the largest |z| and where, the chi-square). Every row
-and |z| is over the pooled bins (:func:`critlab.analysis.validate.validate`): a bin
-expecting 1e-12 counts is never shown. A bin's ``se`` and ``z`` both come from its exact
-probability, on the page and in the CSV, which holds every pooled bin.
+The statistics open with a sentence that gives the trials, the p-value named for what
+it is (one group's own, or the Bonferroni combination of several, never a bare "p =
+1"), and how far the worst pooled bin strays, in standard errors at the tables'
+precision, set against what chance lets the worst of that many bins do
+(:func:`expected_max_z`). The collapsed details hold that sentence, the figure (exact
+bars against simulated points, every outcome's z and the worst bin's), the outcomes and
+metrics (exact at full precision beside simulated ± SE), and one line per group of bins
+(its pooled bins, the largest |z| and where, the chi-square). Every row and |z| is over
+the pooled bins (:func:`critlab.analysis.validate.validate`): a bin expecting 1e-12
+counts is never shown. A bin's ``se`` and ``z`` both come from its exact probability,
+on the page and in the CSV, which holds every pooled bin.
 
+>>> verdict_sentence(True, 10_000_000, "margin=7", 1.84)
+'Passed: 10,000,000 simulated trials agree with the exact engine.'
 >>> trust_sentence(True, 10_000_000, 1.84, "margin=7", 0.43, 157, 0.001)[:72]
-'Passed: the simulator (10,000,000 trials) agrees with the exact engine h'
+'The simulator (10,000,000 trials) agrees with the exact engine here (chi'
 """
 
 from __future__ import annotations
@@ -26,9 +30,11 @@ import pandas as pd
 
 from critlab.analysis.report import validation_chart
 from critlab.analysis.report.doc import Details, Figure, Paragraph, Table, fmt_se, fmt_z, slug
+from critlab.analysis.report.tables import is_probability
 from critlab.analysis.report.words import params_words, words
 from critlab.analysis.results import ExactResult, SimResult
 from critlab.analysis.results import json_number as _num
+from critlab.analysis.text.human import number, percent
 from critlab.analysis.validate import Validation
 
 
@@ -117,10 +123,49 @@ def trust_sentence(
                 "than a normal variable's"
             )
     return (
-        f"Passed: the simulator ({trials:,} trials) agrees with the exact engine here ({pv}). Every one of "
+        f"The simulator ({trials:,} trials) agrees with the exact engine here ({pv}). Every one of "
         f"{bins} pooled bins lies within {z} standard errors of its exact probability; the largest "
         f"({where}) is {against}."
     )
+
+
+def verdict_sentence(passed: bool, trials: int, where: str, max_z: float) -> str:
+    """A validation's verdict in words, before any statistic: what agrees or where it
+    does not."""
+    if passed:
+        return f"Passed: {trials:,} simulated trials agree with the exact engine."
+    return (
+        f"FAILED: {trials:,} simulated trials disagree with the exact engine at {where} ({z_text(max_z)} "
+        "standard errors off). Do not trust these numbers until the difference is explained."
+    )
+
+
+# The answer names at most this many outcomes (the likeliest) and metrics; the tables
+# one click away hold every one.
+ANSWER_OUTCOMES = 8
+ANSWER_METRICS = 3
+
+
+def answer_sentence(exact: ExactResult, spec_cls: Any) -> str:
+    """What the validated point's numbers are, exact, in a designer's words: its outcomes
+    (the likeliest first when there are many; none that these rules cannot reach) in
+    percent and its first metrics.
+
+    >>> from types import SimpleNamespace as NS
+    >>> r = NS(outcomes={"hit": 0.6075, "crit": 0.19, "miss": 0.2025}, metrics={"expected_damage": 5.18425})
+    >>> answer_sentence(r, None)
+    'Exact: hit 60.75%, crit 19.00%, miss 20.25%; expected damage 5.184.'
+    """
+    outcomes = [(k, p) for k, p in exact.outcomes.items() if p != 0.0]  # not what cannot happen here
+    if len(outcomes) > ANSWER_OUTCOMES:
+        outcomes = sorted(outcomes, key=lambda kv: -kv[1])[:ANSWER_OUTCOMES]
+    said = ", ".join(f"{words(k, spec_cls)} {percent(p)}" for k, p in outcomes)
+    metrics = [(k, v) for k, v in exact.metrics.items() if v is not None][:ANSWER_METRICS]
+    if metrics:
+        said += "; " + ", ".join(
+            f"{words(k, spec_cls)} {number(v, probability=is_probability(k))}" for k, v in metrics
+        )
+    return f"Exact: {said}."
 
 
 def summary_sentence(validations: list[dict[str, Any]]) -> str:
@@ -136,13 +181,13 @@ def summary_sentence(validations: list[dict[str, Any]]) -> str:
     se = math.sqrt(0.05 * 0.95 / trials)
     if not failed:
         return (
-            f"The simulator ({count} trials per check, {len(validations)} checks) agrees with the exact "
-            f"engine: every number in this report can be trusted to ±SE (a 5% chance is measured to "
-            f"±{100 * se:.2g} percentage points)."
+            f"The simulator ({count} trials per validation, {len(validations)} validations) agrees with "
+            f"the exact engine: every number in this report can be trusted to ±SE (a 5% chance is measured "
+            f"to ±{100 * se:.2g} percentage points)."
         )
     names = ", ".join(f"{v['system']} · {v['title']}" for v in failed)
     return (
-        f"The simulator disagrees with the exact engine in {len(failed)} of {len(validations)} checks "
+        f"The simulator disagrees with the exact engine in {len(failed)} of {len(validations)} validations "
         f"({names}): the numbers of those systems cannot be trusted until this is explained."
     )
 
@@ -212,43 +257,47 @@ def validation_output(
         out.blocks.append(Paragraph(section.note, "note"))
     out.blocks.append(
         Paragraph(
-            trust_sentence(
-                v.passed,
-                trials,
-                max_z,
-                words(where, spec_cls),
-                v.p_value,
-                len(v.rows),
-                cfg.alpha,
-                group_p,
-                None if worst is None else float(worst["expected"]),
-            ),
-            "ok" if v.passed else "fail",
+            verdict_sentence(v.passed, trials, words(where, spec_cls), max_z), "ok" if v.passed else "fail"
         )
+    )
+    out.blocks.append(Paragraph(answer_sentence(exact, spec_cls), "lead"))
+    trust = trust_sentence(
+        v.passed,
+        trials,
+        max_z,
+        words(where, spec_cls),
+        v.p_value,
+        len(v.rows),
+        cfg.alpha,
+        group_p,
+        None if worst is None else float(worst["expected"]),
     )
     params = params_words({k: val for k, val in exact.params.items()}, spec_cls)
     worst_label = words(where, spec_cls)
     extra = None
     if worst is not None and worst_label not in [words(lab, spec_cls) for lab in labels]:
         extra = (worst_label, float(worst["z"]))  # the worst bin is drawn too, pooled or not an outcome
+    picture, narrow = validation_chart.validation_pictures(
+        section.title,
+        [words(lab, spec_cls) for lab in labels],
+        p_exact,
+        freq,
+        se,
+        np.array([z_label[lab] for lab in labels]),
+        trials,
+        extra=extra,
+        worst=worst_label,
+    )
     stats: list = [
+        Paragraph(trust),
         Figure(
             f"figures/{stem}.png",
-            validation_chart.validation_chart(
-                section.title,
-                [words(lab, spec_cls) for lab in labels],
-                p_exact,
-                freq,
-                se,
-                np.array([z_label[lab] for lab in labels]),
-                trials,
-                extra=extra,
-                worst=worst_label,
-            ),
+            picture,
             f"Exact vs simulated ({trials:,} trials): each outcome's exact probability (bar) and simulated "
             f"frequency (point, ± 1 SE) agree; the right panel gives each bin's z, the largest "
             f"{z_text(max_z)} at {worst_label}.",
-        )
+            narrow=narrow,
+        ),
     ]
     pse = pooled_se(outcome_rows, trials)
     rows = [

@@ -10,7 +10,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from critlab.analysis import style
-from critlab.analysis.report.figures import _figure, png
+from critlab.analysis.report.picture import _figure, pictures, png
 
 
 def validation_figure(
@@ -66,3 +66,8 @@ def validation_figure(
 def validation_chart(*args: Any, **kwargs: Any) -> bytes:
     """:func:`validation_figure` as PNG bytes."""
     return png(validation_figure(*args, **kwargs))
+
+
+def validation_pictures(*args: Any, **kwargs: Any) -> tuple[bytes, bytes]:
+    """:func:`validation_figure`'s wide and narrow forms as PNG bytes."""
+    return pictures(validation_figure(*args, **kwargs))

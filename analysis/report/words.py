@@ -26,7 +26,7 @@ _SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 
 def words(name: str, spec_cls: Any = None, *, unit: bool = True) -> str:
     """One declared name (a parameter, metric, outcome or pooled bin) in words."""
-    from critlab.analysis.style import axis_label
+    from critlab.analysis.params import axis_label
 
     name = str(name)
     if "=" in name:  # a distribution's (pooled) bin: "damage=3..5+tail"

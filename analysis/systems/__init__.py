@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
+from critlab.analysis.spec_error import quoted
 from critlab.analysis.systems.base import RuleSystem
 
 # Command-line name -> the module that defines its SYSTEM, in the order systems are listed.
@@ -49,7 +50,7 @@ def get_system(name: str) -> RuleSystem:
 
         return resolve(name)
     if module is None:
-        raise ValueError(f"unknown system {name!r}; choose one of: " + ", ".join(MODULES))
+        raise ValueError(f"unknown system {quoted(name)}; choose one of: " + ", ".join(MODULES))
     return importlib.import_module(module).SYSTEM
 
 

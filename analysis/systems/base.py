@@ -194,6 +194,17 @@ class RuleSystem:
                 out[lab] = score
         return out
 
+    def model(self, spec: Spec | None = None) -> Any:
+        """This system as a :class:`~critlab.analysis.model.Model` (every tool's one shape),
+        at ``spec``'s point, or at the declared defaults."""
+        from critlab.analysis.systems.model import SystemModel
+
+        return SystemModel(self) if spec is None else SystemModel.of_spec(self.check_spec(spec))
+
+    def __model__(self) -> Any:
+        """The model this system stands for (see :func:`critlab.analysis.model.model_of`)."""
+        return self.model()
+
     def make_spec(self, **params: Any) -> Spec:
         """Build and validate a spec from keyword parameters.
 

@@ -29,13 +29,13 @@ from typing import Any, Literal
 
 import numpy as np
 
-from critlab.analysis.dice.d20 import natural_probs, roll_code, roll_param
 from critlab.analysis.dice.notation import KEEP_ALL, DiceExpr
 from critlab.analysis.dist import TAIL_EPS, Dist
 from critlab.analysis.params import Choice, Decimal01, Dice, Int, param
 from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import Spec, SpecError, check_dice
 from critlab.analysis.systems.base import RuleSystem
+from critlab.analysis.systems.d20 import natural_probs, roll_code, roll_param
 from critlab.analysis.tally import Tally
 from critlab.kernels.vocab import crit_range as k  # its vocabularies; the kernel loads on first run
 from critlab.kernels.vocab import words

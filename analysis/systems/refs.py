@@ -29,10 +29,12 @@ import importlib
 import importlib.util
 import os
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from critlab.analysis.spec_error import quoted
 from critlab.analysis.systems.base import RuleSystem
 
 # The commands whose next word is a SYSTEM.
@@ -103,7 +105,8 @@ def _split(ref: str) -> tuple[str, str]:
     target, _, func = ref.rpartition(":")
     if not target or not func.isidentifier():
         raise ValueError(
-            f"bad mechanic reference {ref!r}: write path/to/rules.py:function or package.module:function"
+            f"bad mechanic reference {quoted(ref)}: "
+            "write path/to/rules.py:function or package.module:function"
         )
     return target, func
 
@@ -134,15 +137,23 @@ def _load_file(target: str, path: Path | None = None) -> Any:
     sys.path.insert(0, folder)
     try:
         spec.loader.exec_module(module)
-    except SyntaxError as exc:
+    except SyntaxError as exc:  # a null byte or a bad coding line has no line of its own
         del sys.modules[module_name]
-        raise ValueError(f"{target}, line {exc.lineno}: {exc.msg}") from None
+        where = f", line {exc.lineno}" if exc.lineno else ""
+        why = "the file is not UTF-8 text" if str(exc.msg).startswith("(unicode error)") else exc.msg
+        raise ValueError(f"{target}{where}: not Python source: {why}") from None
     except ValueError:  # a mechanic declared wrongly, or a bad default: already one line
         del sys.modules[module_name]
         raise
     except Exception as exc:
         del sys.modules[module_name]
         raise ValueError(f"loading {target} failed: {type(exc).__name__}: {exc}") from None
+    except SystemExit as exc:  # the file ends the program (sys.exit): its line, not critlab's exit
+        del sys.modules[module_name]
+        frames = traceback.extract_tb(exc.__traceback__)
+        lines = [f.lineno for f in frames if Path(f.filename).resolve() == path.resolve()]
+        at = f", line {lines[-1]}" if lines else ""
+        raise ValueError(f"{target}{at}: the file calls sys.exit({exc.code!r}) when it is loaded") from None
     finally:
         if folder in sys.path:
             sys.path.remove(folder)
@@ -186,7 +197,7 @@ def resolve(ref: str, folder: str | Path | None = None) -> Any:
         mechanics = [k for k, v in vars(module).items() if told(v) is not None]
         if obj is None:
             listed = f"; its mechanics: {', '.join(mechanics)}" if mechanics else "; it declares no mechanic"
-            raise ValueError(f"{target} defines no {func!r}{listed}")
+            raise ValueError(f"{target} defines no {quoted(func)}{listed}")
         raise ValueError(f"{ref}: {func} is not a mechanic (decorate it with @mechanic)")
     _KNOWN[ref] = found
     return found

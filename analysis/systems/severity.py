@@ -54,6 +54,7 @@ from critlab.analysis.dist import TAIL_EPS, Dist, explode
 from critlab.analysis.params import Bool, Choice, Int, Text, param
 from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import Spec, SpecError, check_int
+from critlab.analysis.spec_error import quoted
 from critlab.analysis.systems.base import RuleSystem
 from critlab.analysis.tally import Tally
 from critlab.kernels.vocab import severity as k  # its vocabularies; the kernel loads on first run
@@ -92,11 +93,13 @@ def parse_ladder(text: Any) -> tuple[tuple[str, int], ...]:
     for part in text.split(","):
         m = _LEVEL.match(part)
         if m is None:
-            raise SpecError("ladder", text, f"{part.strip()!r} is not name:threshold; the ladder {form}")
+            raise SpecError(
+                "ladder", text, f"{quoted(part.strip())} is not name:threshold; the ladder {form}"
+            )
         name, threshold = m.group(1), int(m.group(2))
         if name == NO_WOUND or name in (n for n, _ in levels):
             raise SpecError(
-                "ladder", text, f"level name {name!r} is repeated or reserved ({NO_WOUND!r} is level 0)"
+                "ladder", text, f"level name {quoted(name)} is repeated or reserved ({NO_WOUND!r} is level 0)"
             )
         if not 0 <= threshold <= MAX_THRESHOLD:
             raise SpecError("ladder", text, f"threshold of {name} must be an integer in 0..{MAX_THRESHOLD}")

@@ -24,13 +24,13 @@ from typing import Literal
 
 import numpy as np
 
-from critlab.analysis.dice.d20 import natural_probs, roll_code, roll_param
 from critlab.analysis.dice.notation import DiceExpr
 from critlab.analysis.dist import Dist
 from critlab.analysis.params import Choice, Dice, Int, param
 from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import Spec, SpecError, check_dice
 from critlab.analysis.systems.base import RuleSystem
+from critlab.analysis.systems.d20 import natural_probs, roll_code, roll_param
 from critlab.analysis.tally import Tally
 from critlab.kernels.vocab import thac0 as k  # its vocabularies; the kernel loads on first run
 from critlab.kernels.vocab import words

@@ -24,6 +24,9 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from decimal import Decimal
+
+from critlab.analysis.spec_error import clip
 
 _INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
@@ -48,7 +51,7 @@ def one_line(text: object) -> str:
 
 
 def _message(name: str, text: str, allowed: str) -> str:
-    return f"{name} = {one_line(text)}: {allowed}"
+    return f"{name} = {clip(one_line(text))}: {allowed}"
 
 
 def is_int_text(text: str) -> bool:
@@ -121,3 +124,23 @@ def read_number(
     if not math.isfinite(value):
         raise ValueError(_message(name, t, allowed))
     return value
+
+
+def count_text(text: str) -> int | None:
+    """A count written as a plain integer or as an exact integer in scientific form
+    (``1e6``, ``2.5E7``: how trial counts are said), else None (``1.5e0``, ``1e-3``,
+    ``1e40``, which no count needs).
+
+    >>> count_text("1e6"), count_text("2.5e7"), count_text(" 200000 "), count_text("1.5"), count_text("1e40")
+    (1000000, 25000000, 200000, None, None)
+    """
+    t = text.strip() if isinstance(text, str) else ""
+    if is_int_text(t):
+        return int(t)
+    if not is_number_text(t) or not re.search(r"[eE]", t):
+        return None
+    mantissa, _, exponent = t.lower().partition("e")
+    if len(mantissa) > MAX_DIGITS or not -MAX_DIGITS <= int(exponent) <= 20:
+        return None
+    value = Decimal(t)
+    return int(value) if value == value.to_integral_value() else None

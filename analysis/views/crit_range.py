@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from critlab.analysis.dice.d20 import ROLL_MODES
 from critlab.analysis.spec import SpecError
 from critlab.analysis.systems.crit_range import CritRangeSpec, exact
+from critlab.analysis.systems.d20 import ROLL_MODES
 
 
 def _require_attack(spec: CritRangeSpec) -> None:

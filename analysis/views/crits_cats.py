@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from critlab.analysis.dice.d20 import ROLL_MODES, natural_probs
 from critlab.analysis.spec import SpecError
 from critlab.analysis.systems.crits_cats import (
     LABELS,
@@ -16,6 +15,7 @@ from critlab.analysis.systems.crits_cats import (
     challenge_classes,
     exact,
 )
+from critlab.analysis.systems.d20 import ROLL_MODES, natural_probs
 
 # -- design questions: tables ---------------------------------------------------------------
 EXTREMES = ("major_catastrophe", "minor_catastrophe", "minor_critical", "major_critical")

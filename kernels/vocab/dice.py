@@ -15,6 +15,8 @@ arguments, and the exact side, never import Numba.
 from __future__ import annotations
 
 KEEP_ALL, KEEP_HIGHEST, KEEP_LOWEST = 0, 1, 2
+# An 'x' term's drop (its dice vary in number): the K lowest (highest) of all its rolls dropped.
+DROP_LOWEST, DROP_HIGHEST = 3, 4
 REROLL_NONE, REROLL_ALWAYS, REROLL_ONCE = 0, 1, 2
 # The encoding of critlab.analysis.dice.encode: rows of WIDTH columns (the first six of a
 # term as in the notation's first encoding), an op in the last.

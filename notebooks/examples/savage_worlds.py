@@ -18,7 +18,7 @@ from critlab.analysis.mechanic import Int, mechanic, param
     labels=("failure", "success", "raise"),
     values=("margin",),
     params={
-        "trait": param(8, Int(4, 12), "sides of the trait die (d4 to d12)"),
+        "trait": param(8, Int(4, 12, step=2), "sides of the trait die (d4 to d12)"),
         "target": param(4, Int(1, 100), "the total to reach (a raise is 4 more)"),
     },
     inputs={"trait_die": "1d{trait}!", "wild": "1d6!"},

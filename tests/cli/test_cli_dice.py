@@ -44,7 +44,8 @@ def _table(lines: list[str]) -> dict[str, list[str]]:
 def test_dice_json(capsys):
     assert run(["dice", "4d6dl1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"expression", "reading", "distribution", "mean", "sd"}
+    assert set(out) == {"expression", "dialect", "notation", "reading", "distribution", "mean", "sd"}
+    assert out["dialect"] == "critlab" and out["notation"] == "4d6dl1"
     assert out["expression"] == "4d6dl1" and "4d6dl1" in out["reading"]
     dist = out["distribution"]
     assert dist["tail"] == 0.0
@@ -216,3 +217,30 @@ def test_usage_errors_exit_2_with_one_line(capsys, argv):
     assert run(argv) == 2
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("critlab: error:")
+
+
+def test_dice_help_lists_every_suffix_with_an_example_that_parses(capsys):
+    from critlab.analysis.dice.grammar import ORDER
+    from critlab.analysis.dice.notation import parse
+
+    assert run(["dice", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "docs/rules.md" in out
+    notation = out[out.index("the notation") :]
+    groups = re.findall(r"\(([^)]*)\)", ORDER)
+    suffixes = [x for group in groups for x in re.split(r"[,\s]+|(?<=\w)/(?=\w)", group) if x]
+    assert len(suffixes) == 17
+    for suffix in suffixes:  # the grammar's own list
+        assert f"\n  {suffix}" in notation or f" {suffix}" in notation, suffix
+    own = notation.split("dialects")[0]
+    examples = re.findall(r"(?<![\w'])(\d*d(?:\d+|%|F|\{[\d,]+\})[^\s,()']*|\{[^}]+\}\S*)", own)
+    assert len(examples) >= 25
+    for text in examples:
+        parse(text.rstrip(","))  # each example is the notation's
+
+
+@pytest.mark.parametrize("command", ["tune", "sensitivity"])
+def test_design_help_says_what_stands_for_system(command, capsys):
+    assert run([command, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "encounter file" in out and "file.py:function" in out

@@ -59,6 +59,7 @@ ANSWERS = [
     ("exact", "crits-cats", "--skill", "5", "--opposing-skill", "2"),
     ("dice", "4d6dl1", "6d10!kh3", "1d6!>=5", "2d6ro2"),
     ("dice", "10d10!kh5", "--json"),
+    ("dice", "--dialect", "roll20", "2d6!kh1", "{5d6!!}>8", "foundry:6d6cs>3df"),
     ("tune", "thac0", "--vary", "target_ac=0..3", "--target", "hit=0.5", "--thac0", "15"),
     ("sensitivity", "thac0", "--thac0", "15", "--target-ac", "5"),
 ]

@@ -36,7 +36,7 @@ def test_cli_crit_range_nearest_first_with_exact_p_crit(capsys):
     )
     assert status == 0
     data = json.loads(out)
-    assert set(data) == {"system", "params", "target", "points", "skipped"}
+    assert set(data) == {"system", "params", "target", "points", "skipped", "first_refusal"}
     assert data["system"] == "crit-range" and data["skipped"] == 0
     assert data["target"] == {"quantity": "crit", "value": 0.08}
     assert "crit_range" not in data["params"] and data["params"]["evasion"] == 14

@@ -156,6 +156,20 @@ def test_each_added_roll_a_die_of_its_own():
     assert_same("3d6xokh2", probs_of(d6.explode_to_pool(3, [6], depth=1).highest(2).sum()), 1e-15)
     ten = d10.explode_to_pool(5, [10], depth=DEPTH).highest(3).keep_outcomes([8, 9, 10]).size()
     assert_same("5d10xkh3cs>=8", probs_of(ten))
+    # dropped: all the rolls but the lowest (highest), their number varying
+    assert_same("4d6xdl1", probs_of(d6.explode_to_pool(4, [6], depth=20).lowest(drop=1).sum()))
+    assert_same("3d6xdh1", probs_of(d6.explode_to_pool(3, [6], depth=20).highest(drop=1).sum()))
+    assert_same("4d6x>=5dl2", probs_of(d6.explode_to_pool(4, [5, 6], depth=20).lowest(drop=2).sum()))
+    assert_same("3d6xodh1", probs_of(d6.explode_to_pool(3, [6], depth=1).highest(drop=1).sum()), 1e-15)
+    assert_same("4d6xdl4", probs_of(d6.explode_to_pool(4, [6], depth=20).lowest(drop=4).sum()))
+    kept = d10.explode_to_pool(5, [10], depth=20).lowest(drop=2).keep_outcomes([8, 9, 10]).size()
+    assert_same("5d10xdl2cs>=8", probs_of(kept))
+    botched = (
+        d6.explode_to_pool(4, [6], depth=20)
+        .highest(drop=1)
+        .map_counts(function=lambda o, n: n if o >= 5 else (-n if o == 1 else 0))
+    )
+    assert_same("4d6xdh1cs>=5df=1", probs_of(botched.size()))
     # summed, x is the same total as !
     assert dice_dist("3d6x").allclose(dice_dist("3d6!"), atol=1e-15)
 

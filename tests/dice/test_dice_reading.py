@@ -37,6 +37,8 @@ def test_a_bare_reroll_number_says_it_is_that_face_alone():
         ("1d6!p", "penetrating on a 6 (each added roll counts 1 less"),
         ("5d10x10cs>=8", "each added roll a die of its own"),
         ("4d6dl1", "keep the highest 3"),
+        ("4d6xdl1", "each added roll a die of its own, drop the lowest 1 of all the rolls"),
+        ("3d6xdh1", "drop the highest 1 of all the rolls"),
         ("2d20k1", "keep the highest 1"),
         ("2d20kl1", "keep the lowest 1"),
         ("5d10cs>=8", "count the dice showing 8 or more (successes)"),

@@ -26,6 +26,7 @@ ELEMENTS = [
     "3d6x", "5d10x10", "5d10x>=9o", "1d6rr1!",
     # keep
     "4d6kh3", "4d6kl3", "4d6dh1", "4d6dl1", "4d6k3", "6d10!kh3", "4d6xkh3", "4d6xkl1",
+    "4d6xdl1", "3d6xdh1", "4d6xdl4",
     # counts
     "5d10cs>=8", "5d10cs10", "10d10cs>=6df=1", "10d10cs>5df<2", "6d6cf<=2", "5d10!cs>=8",
     "5d10x10cs>=8", "6d10kh3cs>=8",
@@ -47,7 +48,7 @@ REFUSALS = [
     "1d6rr", "1d6rr<=6", "1d6rr0", "1d6ro7", "1d1rr1",
     "1d6mi7", "1d6ma0", "2d6mi5ma3", "2d6ma5mi2", "2d6mi3!",
     "1d6!>=1", "1d1!", "1d6!>=7", "1d6!>=", "1d6!po", "dF!<=0", "1d6!>=5!", "1d6!!!",
-    "3d6kh0", "3d6kh4", "6d10!dl6", "4d6dl0", "3d6kh", "6d10kh3dl1", "4d6xdl1",
+    "3d6kh0", "3d6kh4", "6d10!dl6", "4d6dl0", "3d6kh", "6d10kh3dl1", "4d6xdl5",
     "5d10cs", "5d10cs>=11", "5d10cs>=8df>=11", "5d10cs>=8cs>=9", "5d10cf", "5d10df1",
     "1d6*0", "1d6/0", "1d6/101", "1d6*2*2",
     "6d10kh3!", "6d10cs>=8kh3", "1d6!rr1", "2d6*2mi3",
@@ -82,3 +83,31 @@ def test_every_refusal_is_one_line_and_exit_2(expr, capsys):
     lines = captured.err.splitlines()
     assert len(lines) == 1 and len(lines[0]) < 600, captured.err
     assert lines[0].startswith("critlab: error:") and "Traceback" not in captured.err
+
+
+# another tool's spelling, refused with critlab's (docs/rules.md: "a refusal of a form
+# another tool writes names critlab's spelling")
+TAUGHT = [
+    ("4d6r1", "critlab writes rr1 (while it shows) or ro1 (once)"),
+    ("4d6r<3", "rr<3 (while it shows) or ro<3 (once)"),
+    ("4d6r", "rr1 (while it shows) or ro1 (once)"),
+    ("4d6d1", "critlab writes dl1"),
+    ("1d20min10", "critlab writes mi10"),
+    ("2d6max5", "critlab writes ma5"),
+    ("2d6+1d6[fire]", "'[fire]' at position 8 is a flavour label, read only in a dialect: --dialect"),
+    ("2d20kh", "kh1"),
+    ("2d20k", "kh1"),
+    ("4d6sa", "sorting"),
+    ("10d10>8f1", "df1"),
+    ("6d6sf<3", "--dialect"),
+    ("6d6even", "--dialect"),
+    ("2d6m", "critlab has no matches"),
+    ("1d{" + ",".join(map(str, range(2000))) + "}", "more than 100 faces; list 1..100"),
+]
+
+
+@pytest.mark.parametrize(("expr", "spelling"), TAUGHT, ids=lambda e: e[:20])
+def test_another_tools_spelling_is_refused_with_critlabs(expr, spelling, capsys):
+    assert run(["dice", expr]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and spelling in err, err

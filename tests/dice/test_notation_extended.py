@@ -181,7 +181,7 @@ def test_crit_dice_made_to_explode_keep_their_reroll_and_threshold():
         ("1d6!po", "no 'once'"),
         ("1d6*0", "scale by 1..100"),
         ("1d6/101", "scale by 1..100"),
-        ("4d6xdl1", "'dl' over 'x' dice"),
+        ("4d6xdl5", "drops 5 of 4 dice (before explosions)"),
         ("0d6kh1", "0 dice take no suffix"),
         ("d{}", "a face value"),
         ("d{1,2", "closing the faces"),

@@ -90,13 +90,14 @@ def test_text_output(capsys):
     assert main(["fight", "thac0", "--thac0", "15", "--target-ac", "5", "--hp", "10"]) == 0
     text = capsys.readouterr().out
     assert "fight: hp=10, attacks_per_round=1, max_rounds=1000" in text
-    assert "median_rounds" in text and "0.5445361274" in text
+    # P(defeated by round 4) as the docstring of FightResult.p_defeated_by derives it, in percent
+    assert "median_rounds" in text and "54.45%" in text
 
 
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["thac0", "--thac0", "15", "--target-ac", "5"], "parameter hp = none"),
+        (["thac0", "--thac0", "15", "--target-ac", "5"], "--hp is required"),
         (["thac0", "--thac0", "15", "--target-ac", "5", "--hp", "0"], "parameter hp = 0"),
         (["thac0", "--thac0", "15", "--target-ac", "5", "--hp", "x"], "parameter hp = x"),
         (["thac0", "--thac0", "15", "--target-ac", "5", "--hp", "5", "--max-rounds", "0"], "max_rounds = 0"),
@@ -108,7 +109,7 @@ def test_text_output(capsys):
             "parameter trials = 0",
         ),
         (["thac0", "--thac0", "15", "--target-ac", "5", "--hp", "5", "--damage", "0"], "no attack"),
-        (["thac0", "--target-ac", "5", "--hp", "5"], "parameter thac0 = none"),
+        (["thac0", "--target-ac", "5", "--hp", "5"], "--thac0 is required"),
         (["severity", "--hp", "5"], "parameter system = severity"),
         (["contest", "--a-skill", "10", "--b-skill", "10", "--hp", "5"], "parameter system = contest"),
         (["crit-range", "--mode", "test", "--bonus", "0", "--difficulty", "9", "--hp", "5"], "mode = test"),

@@ -8,15 +8,15 @@ import pytest
 
 from critlab.analysis.fight.exact import fight
 from critlab.analysis.fight.sim import simulate_fight
-from critlab.analysis.fight.views import (
+from critlab.analysis.spec import SpecError
+from critlab.analysis.systems import get_system
+from critlab.analysis.views.fight import (
     fight_curves,
     fight_summary,
     plot_defeat_curves,
     plot_rounds,
     variants_grid,
 )
-from critlab.analysis.spec import SpecError
-from critlab.analysis.systems import get_system
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _dialect_examples import EXAMPLES
 
 from critlab.analysis.dice.notation import dice_dist, parse
 from critlab.analysis.validate import chi_square
@@ -136,6 +137,10 @@ FEATURES = [
     "4d6xkh3",  # keep over every roll
     "3d6x>=5kl2",
     "5d10xkh3cs>=8",
+    "4d6xdl1",  # drop over every roll (their number varies)
+    "3d6xdh1",
+    "5d6x>=5dl2cs>=4df=1",
+    "3dFxodh1",
     "10d10cs>=6df=1",  # botches
     "6d6cf<=2",
     "4d6kh2cs=6",  # counts over kept dice
@@ -170,3 +175,17 @@ def test_roll_expr_matches_the_exact_engine(text):
     assert p >= ALPHA, (text, p)
     sample_mean = float(np.dot(np.arange(lo, hi + 1), counts[1:-1])) / counts[1:-1].sum()
     assert sample_mean == pytest.approx(exact.mean, abs=6 * exact.sd / np.sqrt(300_000))
+
+
+# -- the dialects' documented examples (tests/_dialect_examples.py), simulated ------------
+@pytest.mark.parametrize("ex", EXAMPLES, ids=lambda ex: ex.id)
+def test_each_dialects_documented_example_simulates_as_it_is_answered(ex):
+    expr = parse(ex.text, ex.dialect)
+    exact = expr.dist()
+    lo, hi = exact.min, exact.max
+    counts = np.zeros(hi - lo + 3, dtype=np.int64)
+    terms, constant = expr.encode()
+    _histogram_expr(stream_state(29, 0), 200_000, counts, terms, constant, lo)
+    probs = np.array([0.0, *(exact.pmf(v) for v in range(lo, hi + 1)), exact.tail])
+    _, _, p = chi_square(probs, counts)
+    assert p >= ALPHA, (ex.id, p, ex.source)

@@ -208,7 +208,7 @@ def test_specs_and_blocks_travel_by_reference():
 def test_a_spec_is_checked_like_a_built_in(capsys):
     code, out, err = run(capsys, "exact", SAVAGE, "--trait", "3")
     assert code == 2 and out == ""
-    assert err == "critlab: error: parameter trait = 3: must be an integer in 4..12\n"
+    assert err == "critlab: error: parameter trait = 3: must be one of 4, 6, 8, 10, 12\n"
     code, out, err = run(capsys, "exact", SAVAGE, "--help")
     assert code == 0 and "sides of the trait die" in out and "--target" in out
 

@@ -46,7 +46,15 @@ window.addEventListener('load', () => {
   const figures = [...document.querySelectorAll('figure img')].map(img => ({
     shown: img.clientWidth, natural: img.naturalWidth,
     link: img.closest('a') ? img.closest('a').getAttribute('href') : null}));
-  const said = JSON.stringify({inner: window.innerWidth, width, scroll: root.scrollWidth, over, figures});
+  // a stacked table's cells (a check's verdict among them) are all in view, never scrolled
+  const hidden = [...document.querySelectorAll('table.stack td')]
+    .filter(td => td.getBoundingClientRect().right > width + 0.5).map(td => td.textContent);
+  // words wrap whole: nothing may break a word mid-way ("rang e") but one wider than its line
+  const anywhere = [...document.querySelectorAll('td, th, p, li, summary, figcaption')]
+    .filter(e => getComputedStyle(e).overflowWrap === 'anywhere').length;
+  const stacked = document.querySelectorAll('table.stack').length;
+  const said = JSON.stringify({inner: window.innerWidth, width, scroll: root.scrollWidth, over, figures,
+                               hidden, anywhere, stacked});
   if (window.parent !== window) { window.parent.postMessage(said, '*'); }
   else { document.body.setAttribute('data-measure', said); }
 });
@@ -138,6 +146,11 @@ def test_the_page_fits_its_width_and_every_figure_opens_full_size(page, tmp_path
     for fig in got["figures"]:
         assert fig["link"] and fig["link"].startswith("figures/") and (page.parent / fig["link"]).is_file()
         assert fig["shown"] <= got["width"]
+        if width == PHONE:  # the narrow form: shown near the size it was drawn, its text legible
+            assert fig["shown"] >= 0.8 * fig["natural"], fig
+    # the balance checks and validations stack on a phone: every cell in view
+    assert got["stacked"] >= 1 and got["hidden"] == [], got["hidden"]
+    assert got["anywhere"] == 0
 
 
 def test_the_check_sees_a_console_error_and_a_request_out(tmp_path):

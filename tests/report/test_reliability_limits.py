@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from critlab.analysis.cli.main import main
-from critlab.analysis.report.bounded import MAX_DEPTH, MAX_FILE_BYTES
+from critlab.analysis.text.documents import MAX_DEPTH, MAX_FILE_BYTES
 
 CHECK = """
 [[checks]]
@@ -86,7 +86,18 @@ def test_a_401_digit_integer_in_a_baseline_is_one_line(tmp_path, capsys):
 def test_a_5000_digit_integer_in_a_baseline_is_one_line(tmp_path, capsys):
     base = tmp_path / "summary.json"
     base.write_text('{"format": "critlab-report-summary/1", "metrics": {"m": ' + "9" * 5000 + "}}")
-    _refused(_report(tmp_path, "--baseline", str(base)), capsys, "summary.json", "--baseline")
+    err = _refused(_report(tmp_path, "--baseline", str(base)), capsys, "summary.json", "--baseline", "4,300")
+    assert "set_int_max_str_digits" not in err and "integer string conversion" not in err
+
+
+@pytest.mark.parametrize("value", ["9" * 5000, "0x" + "f" * 5000])
+def test_a_5000_digit_integer_in_a_configuration_is_one_line(tmp_path, capsys, value):
+    conf = tmp_path / "big.toml"
+    conf.write_text(CHECK.format(value=value))
+    err = _refused(
+        _report(tmp_path, "--config", str(conf)), capsys, "big.toml", "4,300 digits", "in magnitude"
+    )
+    assert "set_int_max_str_digits" not in err and "integer string conversion" not in err
 
 
 def test_integers_a_report_uses_still_read(tmp_path, capsys):

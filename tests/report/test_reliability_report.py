@@ -239,11 +239,37 @@ def test_default_folder_on_a_fresh_clone_and_twice_in_a_row(tmp_path, monkeypatc
     assert leftovers(tmp_path / "reports") == []
 
 
-def test_a_report_written_before_the_marker_is_replaced(existing, tmp_path):
+@pytest.mark.parametrize("earlier", ["no marker", "marker without a list"])
+def test_a_report_of_an_earlier_critlab_is_replaced_and_kept_beside(existing, tmp_path, capsys, earlier):
+    """An earlier critlab listed no files: a user's table there cannot be told from the
+    report's, so the folder is kept whole beside the new report instead of removed."""
+    if earlier == "no marker":
+        (existing / output.MARKER).unlink()
+    else:
+        (existing / output.MARKER).write_text("critlab-report/1\nA report.\n", encoding="utf-8")
+    assert output.is_report(existing) and output.manifest(existing) is None
+    (existing / "tables" / "mine.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    before = snapshot(existing)
+    argv = ["report", "--config", str(config(tmp_path, seed=2)), "--out", str(existing), "--no-progress"]
+    status, _, err = run_cli(argv, capsys)
+    assert status == 0
+    summary = json.loads((existing / "summary.json").read_text(encoding="utf-8"))
+    assert summary["run"]["seed"] == 2 and output.manifest(existing) is not None
+    (kept,) = [p for p in tmp_path.iterdir() if p.name.startswith("out.replaced-")]
+    assert snapshot(kept) == before
+    assert "note:" in err and kept.name in err
+    assert leftovers(tmp_path) == []
+
+
+def test_an_earlier_critlab_report_holding_a_file_no_report_writes_is_refused(existing, tmp_path, capsys):
     (existing / output.MARKER).unlink()
-    assert output.is_report(existing)  # its summary.json says what it is
-    result = build_report(config(tmp_path, seed=2), out=existing, progress=False)
-    assert result.summary["run"]["seed"] == 2 and (existing / output.MARKER).is_file()
+    (existing / "notes.txt").write_text("mine", encoding="utf-8")
+    before = snapshot(existing)
+    argv = ["report", "--config", str(config(tmp_path, seed=2)), "--out", str(existing), "--no-progress"]
+    status, _, err = run_cli(argv, capsys)
+    assert status == 2
+    assert_one_line_error(err, "notes.txt", "--force")
+    assert snapshot(existing) == before
 
 
 def test_an_empty_folder_is_used(tmp_path):
@@ -251,6 +277,96 @@ def test_an_empty_folder_is_used(tmp_path):
     empty.mkdir()
     build_report(config(tmp_path), out=empty, progress=False)
     assert output.is_report(empty)
+
+
+# -- the user's files in a report folder: only what the report wrote is its own ------------
+USERS_FILES = {  # a file of the user's, and how the refusal names it
+    "tables/mine.csv": "tables/mine.csv",
+    "figures/mine.png": "figures/mine.png",
+    "tables/encounters--mine.csv": "tables/encounters--mine.csv",
+    "tables/notes.txt": "tables/notes.txt",
+    "tables/sub/deep.csv": "tables/sub/",
+    "figures/sub/deep.png": "figures/sub/",
+    "mine/notes.txt": "mine/",
+    "summary.json.bak": "summary.json.bak",
+}
+
+
+def test_the_marker_lists_exactly_the_files_the_report_wrote(existing):
+    written = {
+        str(p.relative_to(existing)) for p in existing.rglob("*") if p.is_file() and p.name != output.MARKER
+    }
+    assert output.manifest(existing) == written
+    assert output.foreign_files(existing) == []
+    assert any(f.startswith("tables/") for f in written) and any(f.startswith("figures/") for f in written)
+
+
+@pytest.mark.parametrize("rel", USERS_FILES)
+def test_a_users_file_anywhere_in_a_report_is_refused_by_name(existing, tmp_path, capsys, no_work, rel):
+    """Without --force a second report never removes a file it did not write."""
+    mine = existing / rel
+    mine.parent.mkdir(parents=True, exist_ok=True)
+    mine.write_bytes(b"a,b\n1,2\n")
+    before = snapshot(existing)
+    argv = ["report", "--config", str(config(tmp_path, seed=2)), "--out", str(existing), "--no-progress"]
+    status, _, err = run_cli(argv, capsys)
+    assert status == 2
+    assert_one_line_error(err, "--out", USERS_FILES[rel], "did not write", "--force")
+    assert snapshot(existing) == before
+
+
+@pytest.mark.parametrize("rel", list(USERS_FILES)[:3])
+def test_force_keeps_a_report_holding_a_users_file_beside_the_new_one(existing, tmp_path, capsys, rel):
+    (existing / rel).write_bytes(b"a,b\n1,2\n")
+    argv = ["report", "--config", str(config(tmp_path, seed=2)), "--out", str(existing), "--force"]
+    status, _, err = run_cli([*argv, "--no-progress"], capsys)
+    assert status == 0
+    (kept,) = [p for p in tmp_path.iterdir() if p.name.startswith("out.replaced-")]
+    assert (kept / rel).read_bytes() == b"a,b\n1,2\n"
+    assert not (existing / rel).exists() and kept.name in err
+
+
+def test_a_users_file_a_symlink_or_an_empty_folder_in_a_report_is_not_its_own(existing):
+    (existing / "tables" / "linked.csv").symlink_to(existing / "summary.json")
+    (existing / "figures" / "empty").mkdir()
+    assert output.foreign_files(existing) == ["figures/empty/", "tables/linked.csv"]
+
+
+def test_a_users_file_put_in_while_the_report_runs_is_kept(existing, tmp_path, monkeypatch, capsys):
+    real = report_pkg.run_system
+
+    def run_system(*args, **kwargs):
+        (existing / "tables" / "mine.csv").write_text("late\n", encoding="utf-8")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(report_pkg, "run_system", run_system)
+    argv = ["report", "--config", str(config(tmp_path, seed=2)), "--out", str(existing), "--no-progress"]
+    status, _, err = run_cli(argv, capsys)
+    assert status == 2
+    assert_one_line_error(err, "tables/mine.csv")
+    assert (existing / "tables" / "mine.csv").read_text(encoding="utf-8") == "late\n"
+    assert leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("exchange", [True, False], ids=["atomic-exchange", "two-renames"])
+def test_a_users_file_put_in_during_the_swap_is_kept(existing, tmp_path, monkeypatch, exchange):
+    """The last moment: after the check, while the folders trade places."""
+    real_replaceable = output.ReportFolder._replaceable
+
+    def replaceable_then_a_users_file(self):
+        answer = real_replaceable(self)
+        if self.staging is not None:  # the check in _swap, not the one before any work
+            (existing / "tables" / "mine.csv").write_text("late\n", encoding="utf-8")
+        return answer
+
+    monkeypatch.setattr(output.ReportFolder, "_replaceable", replaceable_then_a_users_file)
+    if not exchange:
+        monkeypatch.setattr(output, "_exchange", lambda a, b: False)
+    result = build_report(config(tmp_path, seed=2), out=existing, progress=False)
+    assert result.kept is not None
+    assert (result.kept / "tables" / "mine.csv").read_text(encoding="utf-8") == "late\n"
+    assert not (existing / "tables" / "mine.csv").exists()
+    assert leftovers(tmp_path) == []
 
 
 # -- an interrupt or a full disk at any point ---------------------------------------------
@@ -372,6 +488,33 @@ def test_a_ctrl_c_during_the_swap_is_held_until_it_is_done(existing, tmp_path, m
     # interrupted, but only after the swap: the new report is there, whole
     assert json.loads((existing / "summary.json").read_text(encoding="utf-8"))["run"]["seed"] == 5
     assert leftovers(existing.parent) == []
+
+
+@pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("nth", [1, 2, 3, 4])
+def test_a_signal_the_instant_a_folder_is_created_leaves_no_staging(
+    tmp_path, monkeypatch, capsys, signum, nth
+):
+    """A signal right after each mkdir of the staging (a missing parent, the staging
+    folder, its figures/ and tables/) ends the run with 130 and leaves nothing behind."""
+    import signal
+
+    real = os.mkdir
+    calls = {"n": 0}
+
+    def mkdir(path, *args, **kwargs):
+        real(path, *args, **kwargs)
+        calls["n"] += 1
+        if calls["n"] == nth:
+            os.kill(os.getpid(), getattr(signal, signum))
+
+    cfg = config(tmp_path)
+    monkeypatch.setattr(output.os, "mkdir", mkdir)
+    status, _, err = run_cli(["report", "--config", str(cfg), "--out", str(tmp_path / "new" / "rep")], capsys)
+    monkeypatch.undo()
+    assert status == 130 and "interrupted" in err
+    assert calls["n"] >= nth
+    assert sorted(p.name for p in tmp_path.iterdir()) == [cfg.name]  # "new/" created, then removed
 
 
 def test_stale_staging_of_a_killed_run_is_removed(existing, tmp_path):

@@ -180,6 +180,15 @@ def test_changed_crit_threshold_shows_the_expected_moves(tiny, tmp_path):
     page = (result.out / "index.html").read_text(encoding="utf-8")
     assert "What changed" in page and "beyond noise" in page
     assert (result.out / "tables" / "changes.csv").is_file()
+    # the input that changed is named first in each section it moved (the cause, then its effects)
+    said = dict(result.summary["comparison"]["sentences"])
+    for heading in ("thac0 · Damage by AC", "thac0 · Validation: THAC0 15 against AC 5"):
+        assert said[heading][0] == "settings changed: crit threshold 20 → 19", said[heading]
+    settings = {s["id"]: s.get("settings") for s in result.summary["sections"]}
+    assert settings["by-ac"]["crit_threshold"] == 19 and settings["outcomes"]["dagger.crit_threshold"] == 19
+    # a range whose two ends read alike is said as one value
+    sentences = [t for group in said.values() for t in group]
+    assert not [t for t in sentences if re.search(r"by ([+-][\d.]+) to \1\b", t)]
 
 
 def test_cli_report_with_overrides(tiny, tmp_path):

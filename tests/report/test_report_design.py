@@ -16,6 +16,7 @@ from critlab.analysis.report.doc import Details, Figure, Paragraph, Table
 from critlab.analysis.report.validation import summary_sentence, trust_sentence, validation_output
 from critlab.analysis.style import legend_inside_figure, uses_default_cycle
 from critlab.analysis.systems import get_system
+from critlab.analysis.text import human
 from critlab.analysis.validate import MIN_EXPECTED, validate
 
 
@@ -123,7 +124,10 @@ def test_a_finding_states_the_exact_engine_numbers():
     section = next(s for b in cfg.systems for s in b.sections if s.id == "damage-by-crit-range")
     sentence = findings.compare_sentence(section, wide_table(section, run_sweep(section)), section.lead)
     assert sentence.startswith("Crit range 2 instead of 1 adds ")
-    assert findings.signed(two - one) in sentence and f"{findings.num(one)} → {findings.num(two)}" in sentence
+    assert (
+        human.signed(two - one) in sentence
+        and f"{human.said_amount(one)} → {human.said_amount(two)}" in sentence
+    )
     assert f"{100 * (two - one) / one:+.0f}%" in sentence and "for the sword" in sentence
 
 
@@ -194,9 +198,16 @@ def test_validation_section_speaks_plainly_and_keeps_statistics_one_click_away()
     section = cfg.systems[0].sections[0]
     out = SectionOutput()
     validation_output(section, cfg, exact, sim, v, {}, 20_000, 3, out)
-    first = next(b for b in out.blocks if isinstance(b, Paragraph))
-    assert first.text.startswith("Passed: the simulator (20,000 trials) agrees with the exact engine")
+    # the verdict in words, then the answer (the point's exact numbers), the statistics after
+    verdict, answer = [b for b in out.blocks if isinstance(b, Paragraph)][:2]
+    assert (
+        verdict.text == "Passed: 20,000 simulated trials agree with the exact engine."
+        and verdict.style == "ok"
+    )
+    assert answer.text.startswith("Exact: miss 40.00%, fumble 5.00%, hit 50.00%, critical hit 5.00%")
+    assert f"expected damage {human.amount(exact.metrics['expected_damage'])}" in answer.text
     details = next(b for b in out.blocks if isinstance(b, Details))
+    assert details.blocks[0].text.startswith("The simulator (20,000 trials) agrees with the exact engine")
     assert any(isinstance(b, Figure) for b in details.blocks) and any(
         isinstance(b, Table) for b in details.blocks
     )
@@ -208,7 +219,7 @@ def test_summary_sentence():
     ok = [{"system": "thac0", "title": "V", "passed": True, "trials": 10**7}] * 3
     text = summary_sentence(ok)
     assert text.startswith(
-        "The simulator (10,000,000 trials per check, 3 checks) agrees with the exact engine"
+        "The simulator (10,000,000 trials per validation, 3 validations) agrees with the exact engine"
     )
     assert "trusted to ±SE" in text and f"±{100 * math.sqrt(0.05 * 0.95 / 10**7):.2g} percentage" in text
     bad = summary_sentence([*ok, {"system": "thac0", "title": "W", "passed": False, "trials": 10**7}])

@@ -36,9 +36,9 @@ import numpy as np
 
 from critlab.analysis.dice.notation import DiceExpr, parse
 from critlab.analysis.dice.reading import reading
-from critlab.analysis.display.dist import percent
 from critlab.analysis.dist import Dist
 from critlab.analysis.text.digits import number
+from critlab.analysis.text.human import percent
 
 WIDTH = 80
 SHOWN = 0.9999
@@ -145,11 +145,15 @@ def table_lines(exprs: Sequence[DiceExpr]) -> list[str]:
 
 
 def to_json(expr: DiceExpr) -> dict[str, Any]:
-    """``critlab dice --json``'s object for one expression: its notation, reading, exact
-    distribution (``"tail"`` last), mean and standard deviation, 15 significant digits."""
+    """``critlab dice --json``'s object for one expression: the expression as written, its
+    dialect and critlab's notation of it, its reading, exact distribution (``"tail"``
+    last), mean and standard deviation, 15 significant digits."""
     d = expr.dist()
+    dialect, written = expr.source.split(" ", 1) if expr.source else ("critlab", expr.text)
     return {
-        "expression": expr.text,
+        "expression": written,
+        "dialect": dialect,
+        "notation": expr.text,  # critlab's text of it (the same in critlab's own dialect)
         "reading": reading(expr),
         "distribution": {str(k): number(v) for k, v in d.to_dict(tail=True).items()},
         "mean": number(d.mean),

@@ -1,0 +1,68 @@
+"""Every command of README.md runs as printed, in the printed order, on a copy of what a
+fresh clone holds: each ``$ critlab ...`` line of a ``console`` block exits 0, and the
+output lines the README shows under a command are lines it prints (so the README's
+numbers are the engine's, not remembered ones)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# What the README's commands read: the shipped examples, copied so that the reports
+# they write land in a temporary folder, never in the checkout.
+CARRIED = ("reports/examples", "notebooks/examples")
+
+
+def commands() -> list[tuple[str, list[str]]]:
+    """``(command, output lines shown under it)`` for every ``$ critlab`` line of the
+    README's console blocks, in order."""
+    out: list[tuple[str, list[str]]] = []
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    for block in re.findall(r"^```console\n(.*?)^```", text, re.M | re.S):
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                out.append((line[2:], []))
+            elif out and line.strip():
+                out[-1][1].append(line)
+    return out
+
+
+def _argv(command: str) -> list[str]:
+    words = shlex.split(command, comments=True)
+    assert words[0] == "critlab", command
+    return [sys.executable, "-m", "critlab", *words[1:]]
+
+
+def _shown(line: str) -> str:
+    """An output line as the README shows it, without its trailing comment."""
+    return " ".join(line.split("  #")[0].split())
+
+
+def test_the_readme_has_commands():
+    found = commands()
+    assert len(found) >= 15
+    assert any(c.startswith("critlab report") for c, _ in found)
+
+
+@pytest.mark.slow
+def test_every_readme_command_runs_as_printed(tmp_path):
+    for folder in CARRIED:
+        shutil.copytree(ROOT / folder, tmp_path / folder)
+    env = dict(os.environ)
+    env.pop("CRITLAB_DIALECT", None)
+    for command, shown in commands():
+        run = subprocess.run(
+            _argv(command), cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600
+        )
+        assert run.returncode == 0, f"{command}\n{run.stderr[-2000:]}"
+        printed = {" ".join(line.split()) for line in run.stdout.splitlines()}
+        for line in shown:
+            assert _shown(line) in printed, f"{command}: the README shows {line!r}; it printed:\n{run.stdout}"
