@@ -79,6 +79,10 @@ def print_table(result: Any, simulated: Any = None) -> None:
         print(f"  {c.name:<{width}}  {side:>4}  {c.hp:>4}  {_pct(down):>7}  {left:>12.2f}")
     for s in ("a", "b"):
         print(f"  P(someone on side {s} goes down) {_pct(source.metrics[f'p_any_down_{s}'])}")
+    for s in ("a", "b"):
+        gain = source.metrics.get(f"best_gain_{s}")
+        if gain is not None:  # how much tactics matter
+            print(f"  best targeting adds {100 * gain:+.2f} pp to P({s} wins) over its best fixed policy")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -153,3 +153,17 @@ def test_the_simulation_follows_the_exact_table(order, side):
     sim = simulate_encounter(enc, trials=200_000, seed=11, threads=2, progress=False, exact=exact)
     check = validate(exact, sim)
     assert check.passed, check.text()
+
+
+def test_the_command_line_says_how_much_tactics_matter(tmp_path, capsys):
+    from pathlib import Path
+
+    from critlab.analysis.cli.main import main
+
+    ogre = Path(__file__).resolve().parents[2] / "reports" / "examples" / "party_vs_ogre.toml"
+    text = ogre.read_text(encoding="utf-8").replace('targeting = "weakest"', 'targeting = "best"')
+    path = tmp_path / "best_ogre.toml"
+    path.write_text(text.replace('order = "rolled"', 'order = "a-first"'), encoding="utf-8")
+    assert main(["encounter", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "best targeting adds +" in out and "pp to P(b wins) over its best fixed policy" in out
