@@ -10,7 +10,7 @@ FILE is an encounter in TOML (see :mod:`critlab.analysis.encounter.load`). Witho
 mean rounds, and each combatant's P(down) and mean hit points left. ``--json`` prints
 ``{"encounter": {every setting, defaults filled}, "outcomes", "distributions",
 "metrics"}``; ``--trials`` adds ``"simulated"`` and ``"validation"`` and exits 1 when the
-validation fails. An encounter the exact chain refuses (over 10^6 states) is simulated
+validation fails. An encounter the exact chain refuses (over 10^7 states) is simulated
 alone when ``--trials`` is given (no validation then), else it exits 2 with one line.
 """
 
@@ -79,6 +79,10 @@ def print_table(result: Any, simulated: Any = None) -> None:
         print(f"  {c.name:<{width}}  {side:>4}  {c.hp:>4}  {_pct(down):>7}  {left:>12.2f}")
     for s in ("a", "b"):
         print(f"  P(someone on side {s} goes down) {_pct(source.metrics[f'p_any_down_{s}'])}")
+    for s in ("a", "b"):
+        gain = source.metrics.get(f"best_gain_{s}")
+        if gain is not None:  # how much tactics matter
+            print(f"  best targeting adds {100 * gain:+.2f} pp to P({s} wins) over its best fixed policy")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -114,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             cli._print_json({"encounter": enc.to_json(), "simulated": sim.to_json()})
         else:
-            print("exact: refused (over 10^6 states); simulated only")
+            print("exact: refused (over 10^7 states reached, or past the work budget); simulated only")
             print_table(None, sim)
         return 0
     v = validate(exact, sim, alpha=DEFAULT_ALPHA if alpha is None else alpha)

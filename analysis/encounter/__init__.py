@@ -2,8 +2,11 @@
 
 :mod:`~critlab.analysis.encounter.declare` holds the declaration (combatants, sides, the
 order of turns), :mod:`~critlab.analysis.encounter.load` reads it from TOML,
-:mod:`~critlab.analysis.encounter.exact` is the exact absorbing chain and
-:mod:`~critlab.analysis.encounter.sim` the simulation, one encounter a trial.
+:mod:`~critlab.analysis.encounter.states` finds the states play reaches
+(:mod:`~critlab.analysis.encounter.sides`, one side at a time),
+:mod:`~critlab.analysis.encounter.exact` is the exact absorbing chain over them,
+:mod:`~critlab.analysis.encounter.best` solves ``best`` targeting and
+:mod:`~critlab.analysis.encounter.sim` is the simulation, one encounter a trial.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ def encounter(
     Parameters
     ----------
     a, b
-        Each a :class:`Side` or a list of 1..6 :class:`Combatant` (built around any
+        Each a :class:`Side` or a list of 1..10 :class:`Combatant` (built around any
         damage-dealing spec, or a system and its parameters).
     order
         ``a-first``, ``b-first``, ``rolled`` (default: 1d20 + initiative once) or
@@ -37,8 +40,8 @@ def encounter(
         Rounds at most, 1..10^4 (default 100); both sides still standing then is
         ``undecided``.
     a_targeting, b_targeting
-        A side's policy (``focus``, ``weakest``, ``random``), replacing the Side's own
-        (default ``focus``).
+        A side's policy (``focus``, ``weakest``, ``random``, or ``best`` for one side),
+        replacing the Side's own (default ``focus``).
 
     Returns
     -------

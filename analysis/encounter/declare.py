@@ -2,7 +2,7 @@
 
 A :class:`Combatant` is a name, hit points and an attack: any damage-dealing rule system
 or own mechanic with its parameters (a spec, or a system and a mapping of parameters
-that may leave out what each target's ``defense`` supplies). A :class:`Side` is 1..6
+that may leave out what each target's ``defense`` supplies). A :class:`Side` is 1..10
 combatants and a targeting policy; an :class:`Encounter` is sides ``a`` and ``b``, the
 order of turns and ``max_rounds``. Everything is checked on construction, every mistake
 one :class:`~critlab.analysis.spec.SpecError` line naming the setting
@@ -36,11 +36,11 @@ from critlab.analysis.dist import Dist
 from critlab.analysis.spec import Spec, SpecError, check_choice, check_int
 
 ORDERS = ("a-first", "b-first", "rolled", "simultaneous")
-TARGETING = ("focus", "weakest", "random")
+TARGETING = ("focus", "weakest", "random", "best")
 MAX_HP = 10**4
 MAX_ATTACKS = 10
 MAX_INITIATIVE = 20
-MAX_SIDE = 6
+MAX_SIDE = 10
 MAX_ROUNDS = 10**4
 DEFAULT_ROUNDS = 100
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,31}\Z")
@@ -193,9 +193,11 @@ class Combatant:
 
 @dataclass(frozen=True)
 class Side:
-    """One side: 1..6 :class:`Combatant` and its ``targeting`` policy (``focus``: the
+    """One side: 1..10 :class:`Combatant` and its ``targeting`` policy (``focus``: the
     first standing enemy in listed order; ``weakest``: the one with the fewest hit points
-    left, ties in listed order; ``random``: one uniformly at random, anew each attack)."""
+    left, ties in listed order; ``random``: one uniformly at random, anew each attack;
+    ``best``: the target that maximises the side's probability of winning, solved exactly
+    (:mod:`critlab.analysis.encounter.best`), for one side at most)."""
 
     combatants: tuple[Combatant, ...]
     targeting: str = "focus"
@@ -215,7 +217,7 @@ def _side(value: Any, name: str) -> Side:
     elif isinstance(value, Sequence) and not isinstance(value, str):
         side = Side(tuple(value))
     else:
-        raise SpecError(name, value, "must be a side: a list of 1..6 combatants")
+        raise SpecError(name, value, f"must be a side: a list of 1..{MAX_SIDE} combatants")
     if not 1 <= len(side.combatants) <= MAX_SIDE:
         raise SpecError(f"{name}.combatants", len(side.combatants), f"a side has 1..{MAX_SIDE} combatants")
     for c in side.combatants:
@@ -241,6 +243,12 @@ class Encounter:
         object.__setattr__(self, "b", _side(self.b, "b"))
         object.__setattr__(self, "order", check_choice("order", self.order, ORDERS))
         object.__setattr__(self, "max_rounds", check_int("max_rounds", self.max_rounds, 1, MAX_ROUNDS))
+        if self.a.targeting == self.b.targeting == "best":
+            raise SpecError("b.targeting", "best", "best is for one side at most (side a plays best)")
+        if "best" in (self.a.targeting, self.b.targeting) and self.order == "simultaneous":
+            raise SpecError(
+                "order", self.order, "best targeting is solved for a-first, b-first or rolled orders"
+            )
         seen: set[str] = set()
         for c in self.combatants:
             if c.name in seen:

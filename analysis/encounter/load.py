@@ -6,7 +6,7 @@
     max_rounds = 100
 
     [a]
-    targeting = "focus"       # focus (default), weakest, random
+    targeting = "focus"       # focus (default), weakest, random, best (one side)
 
     [[a.combatants]]
     name = "fighter"
@@ -50,7 +50,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from critlab.analysis.encounter.declare import Combatant, Encounter, Side
+from critlab.analysis.encounter.declare import MAX_SIDE, Combatant, Encounter, Side
 from critlab.analysis.spec import SpecError
 from critlab.analysis.text.documents import load_toml
 
@@ -83,7 +83,7 @@ def encounter_from_table(table: Mapping[str, Any], folder: Path | None = None) -
         _unknown(f"{s}.", side, _SIDE)
         entries = side.get("combatants")
         if not isinstance(entries, list) or not entries:
-            raise SpecError(f"{s}.combatants", entries, f"needs 1..6 [[{s}.combatants]] entries")
+            raise SpecError(f"{s}.combatants", entries, f"needs 1..{MAX_SIDE} [[{s}.combatants]] entries")
         members = []
         for k, entry in enumerate(entries):
             if not isinstance(entry, Mapping):

@@ -100,8 +100,58 @@ def kernel_plan(enc: Encounter) -> tuple[tuple[str, ...], Any]:
         pairs1=tuple(pairs[1]) or (0,),
         pairs2=tuple(pairs[2]) or (0,),
         pairs3=tuple(pairs[3]) or (0,),
+        **_table_args(enc),
     )
     return modules, args
+
+
+def lehmer(order: tuple[int, ...]) -> int:
+    """The rank of a permutation among those of its length (as the kernel computes it).
+
+    >>> lehmer((0, 1, 2)), lehmer((2, 1, 0))
+    (0, 5)
+    """
+    n, code = len(order), 0
+    for p in range(n):
+        code = code * (n - p) + sum(1 for q in range(p + 1, n) if order[q] < order[p])
+    return code
+
+
+def _table_args(enc: Encounter) -> dict[str, Any]:
+    """The policy table a side playing ``best`` follows (the exact walk's, solved here;
+    refused with one line where it is past its bound), or placeholders."""
+    from critlab.analysis.encounter.best import best_policy, best_side
+
+    none = np.zeros(1, dtype=np.int64)
+    if best_side(enc) is None:
+        return {
+            "table": np.full((1, 1, 1, 1), -1, dtype=np.int8),
+            "keys_a": none,
+            "mult_a": none,
+            "keys_b": none,
+            "mult_b": none,
+            "order_keys": none,
+            "order_index": none,
+        }
+    try:
+        policy = best_policy(enc)
+    except SpecError as exc:
+        side = best_side(enc)
+        raise SpecError(
+            f"{side}.targeting", "best", f"needs the exact walk within its bound, and {exc}"
+        ) from None
+    chain = policy.chain
+    codes = np.array([lehmer(order) for order, _ in chain.orders], dtype=np.int64)
+    sort = np.argsort(codes)
+    return {
+        "table": np.ascontiguousarray(policy.choice),
+        "keys_a": chain.a.keys,
+        "mult_a": chain.a.mult,
+        "keys_b": chain.b.keys,
+        "mult_b": chain.b.mult,
+        "order_keys": codes[sort],
+        "order_index": sort.astype(np.int64),
+    }
 
 
 def _is_mechanic(kind: str) -> bool:
@@ -211,6 +261,31 @@ def simulated_metrics(enc: Encounter, tally: Tally) -> dict[str, Any]:
     return metrics
 
 
+def _compile_saying_so(kernel: Any, modules: tuple[str, ...], layout: Layout, args: Any) -> None:
+    """Compile the encounter's block now if it is not compiled or cached, saying so on
+    stderr (a line before, one after with the seconds), at a terminal or not: a first
+    simulation is otherwise silent for many seconds."""
+    import sys
+    import time
+
+    from critlab.analysis.run import needs_compiling
+    from critlab.kernels import encounter as k
+    from critlab.kernels.rng import stream_state
+
+    block = getattr(kernel, "block", None) or k.block_for(modules)
+    if not needs_compiling(block):
+        return
+    print(
+        "critlab: compiling the encounter simulator (once on this machine, then cached)",
+        file=sys.stderr,
+        flush=True,
+    )
+    start = time.perf_counter()
+    kernel(stream_state(0, 0), 0, np.zeros(layout.n_out, dtype=np.int64), layout.array, args)
+    seconds = time.perf_counter() - start
+    print(f"critlab: compiled the encounter simulator ({seconds:.1f} s)", file=sys.stderr, flush=True)
+
+
 def simulate_encounter(
     enc: Encounter,
     *,
@@ -253,6 +328,8 @@ def simulate_encounter(
                 raise
     layout = encounter_layout(enc, exact)
     kernel = encounter_kernel(enc, modules, args)
+    if progress is not False and client is None:
+        _compile_saying_so(kernel, modules, layout, args)
     try:
         tally = simulate_tally(
             layout,

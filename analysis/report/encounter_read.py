@@ -16,7 +16,7 @@ metrics) by it::
 
 Every point is built and its exact chain sized here: a bad file, setting, value or
 quantity, more than :data:`MAX_ENCOUNTER_POINTS` points, a point over the chain's
-10^6-state bound, or a section (or the checks together) whose estimated exact work passes
+10^7-state bound, or a section (or the checks together) whose estimated exact work passes
 the shared budget (:mod:`critlab.analysis.fight.work`, about two minutes) is one
 :class:`~critlab.analysis.report.reading.ConfigError` naming the file and key.
 
@@ -45,7 +45,7 @@ from critlab.analysis.report.reading import ConfigError, Reader, section_id, sho
 from critlab.analysis.spec import SpecError
 from critlab.analysis.spec_error import quoted
 
-# Each point is a whole exact chain (up to 10^6 states): a section holds at most this many
+# Each point is a whole exact chain (up to 10^7 states): a section holds at most this many
 # points, its estimated work within the shared budget (fight.work.BUDGET).
 MAX_ENCOUNTER_POINTS = 100
 _SHRINK = "fewer values, or smaller encounters (lower hp, a fixed order)"
@@ -128,9 +128,11 @@ def read_range(text: str) -> range | None:
 
 
 def metric_names(enc: Encounter) -> tuple[str, ...]:
-    """The exact chain's metrics, in its order (:func:`critlab.analysis.encounter.exact`)."""
+    """The exact chain's metrics, in its order (:func:`critlab.analysis.encounter.exact`):
+    ``best_gain_<side>`` last where a side's targeting is ``best``."""
     each = [f"{p}{c.name}" for c in enc.combatants for p in ("p_down_", "mean_hp_left_")]
-    return ("mean_rounds", *each, "p_any_down_a", "p_any_down_b")
+    gain = [f"best_gain_{s}" for s in ("a", "b") if getattr(enc, s).targeting == "best"]
+    return ("mean_rounds", *each, "p_any_down_a", "p_any_down_b", *gain)
 
 
 def check_quantity(enc: Encounter, text: str) -> str:
@@ -203,13 +205,13 @@ def chain_states(enc: Encounter, file: str, key: str, where: str = "") -> int:
     """The exact chain's states; over its bound, a ConfigError saying to simulate."""
     states, _ = state_count(enc)
     if states > STATE_LIMIT:
-        many = f"{states:,}+" if enc.order == "rolled" else f"{states:,}"  # rolled: counted to the bound
         raise ConfigError(
             file,
             key,
-            f"{where}the exact chain would have {many} states (every hp + 1 multiplied, times "
-            f"the initiative orders); at most {STATE_LIMIT:,}: lower the hit points, fix the order "
-            "(a-first) or simulate the encounter (critlab encounter FILE --trials N)",
+            f"{where}the exact chain would hold more than {STATE_LIMIT:,} states ({states:,} reached by "
+            "then: each side's hit points reached, multiplied, times the initiative orders): lower the "
+            "hit points, fix the order (a-first) or simulate the encounter (critlab encounter FILE "
+            "--trials N)",
         )
     return states
 

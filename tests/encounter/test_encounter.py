@@ -325,7 +325,7 @@ def _one(name="x", hp=5, **kw):
         (lambda: Encounter([_one()], [_one("y")], order="random"), "parameter order = random"),
         (lambda: Encounter([_one()], [_one("y")], max_rounds=0), "max_rounds = 0"),
         (lambda: Encounter([_one()], [], order="a-first"), "b.combatants = 0"),
-        (lambda: Encounter([_one(f"p{k}") for k in range(7)], [_one()]), "a.combatants = 7"),
+        (lambda: Encounter([_one(f"p{k}") for k in range(11)], [_one()]), "a.combatants = 11"),
         (lambda: Side((_one(),), targeting="strongest"), "targeting = strongest"),
         (
             lambda: Encounter([_one(defense={"evasion": 12})], [_one("y")]),
@@ -359,7 +359,18 @@ def test_a_required_parameter_may_come_from_each_targets_defense():
     assert enc.to_json()["b"]["combatants"][0]["attack"]["target_ac"] is None
 
 
-def test_an_encounter_over_a_million_states_is_refused_with_one_line():
+def test_an_encounter_past_ten_million_reachable_states_is_refused_with_one_line():
+    # under random targeting every pattern of the party's hit points is reachable: 41^4 of them
+    big = Side(tuple(_one(f"p{k}", hp=40) for k in range(4)))
+    dragon = Side((_one("dragon", hp=120),), targeting="random")
+    with pytest.raises(SpecError, match=r"parameter encounter = [\d,]+\+ states reached: .*simulate it"):
+        exact_encounter(Encounter(big, dragon))
+
+
+def test_a_party_under_focus_answers_however_large_the_product_of_its_hit_points():
+    # 4 of 40 hp against a dragon of 120 (the old chain's 2.3e10 states, times 120 orders):
+    # under focus only 161 x 121 states are ever reached, in each of the 120 orders
     big = [_one(f"p{k}", hp=40) for k in range(4)]
-    with pytest.raises(SpecError, match=r"parameter encounter = .*simulate it"):
-        exact_encounter(Encounter(big, [_one("dragon", hp=120)]))
+    r = exact_encounter(Encounter(big, [_one("dragon", hp=120)], max_rounds=20))
+    assert abs(sum(r.outcomes.values()) - 1.0) < 1e-12
+    assert r.outcomes["a_wins"] > 0.5

@@ -163,7 +163,7 @@ def test_a_rule_that_raises_in_an_encounter_is_one_line():
             raise RuntimeError("the club breaks")
         return "hit", die
 
-    # hit points past the exact chain's bound (1001^2 states), whose walk would raise first
+    # the rule raises in its exact walk as in its simulation: one line either way
     hero = Combatant("hero", 1000, brittle.make_spec())
     rat = Combatant("rat", 1000, THAC0.make_spec(thac0=19, target_ac=6, damage="1d3"))
     enc = Encounter(Side((hero,)), Side((rat,)), order="a-first")

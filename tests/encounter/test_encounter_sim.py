@@ -84,8 +84,24 @@ def test_where_the_chain_refuses_the_simulation_still_runs():
     # (a crit-range dragon: the same two systems as above, so the same compiled block)
     claws = CRIT.make_spec(attack_bonus=8, evasion=12, damage="3d6", crit_dice="2d6")
     dragon = Combatant("dragon", 120, claws, attacks=2)
-    enc = Encounter(party, [dragon])
+    # clawing at random, every pattern of the party's hit points is reachable: 41^4 of them
+    enc = Encounter(party, Side((dragon,), targeting="random"))
     with pytest.raises(SpecError, match="simulate it"):
         exact_encounter(enc)
     sim = simulate_encounter(enc, trials=2_000, seed=5, progress=False)
     assert sim.trials == 2_000 and sum(sim.outcomes.values()) == pytest.approx(1.0)
+
+
+def test_a_first_simulation_says_that_it_compiles_and_how_long_it_took(monkeypatch, capsys):
+    import re
+
+    from critlab.analysis import run
+
+    enc = _skirmish("a-first", "focus")
+    monkeypatch.setattr(run, "needs_compiling", lambda kernel: True)  # as on a fresh machine
+    simulate_encounter(enc, trials=100, seed=1)  # not at a terminal: said all the same
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "critlab: compiling the encounter simulator (once on this machine, then cached)"
+    assert re.fullmatch(r"critlab: compiled the encounter simulator \(\d+\.\d s\)", lines[1]), lines
+    simulate_encounter(enc, trials=100, seed=1, progress=False)  # --no-progress: silent
+    assert capsys.readouterr().err == ""

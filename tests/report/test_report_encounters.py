@@ -180,7 +180,7 @@ BAD = [
     (V, '"hero.hp" = [1], "rat.hp" = [1]', "[1].vary: vary exactly one setting"),
     (V, '"hero.thac0" = [11, "x"]', "[1].vary.hero.thac0[2]: hero.thac0 must be an integer"),
     (V, '"hero.damage" = ["1", "2d"]', "[1].vary.hero.damage[2]: at hero.damage = 2d: "),
-    (V, '"hero.hp" = [1000, 1001]', "[1].vary.hero.hp[1]: at hero.hp = 1000: the exact chain would"),
+    (V, '"hero.hp" = [4000, 4001]', "[1].vary.hero.hp[1]: at hero.hp = 4000: the exact chain would"),
     (V, '"hero.hp" = "9..3"', "[1].vary.hero.hp: LO..HI needs LO <= HI, got '9..3'"),
     ('"mean_rounds"]', '"mean_rounds", "p_down_ogre"]', "[1].quantities[5]: parameter quantity = p_down"),
     (T, 'colour = "red"', "[1].colour: unknown key 'colour'"),
@@ -195,8 +195,8 @@ BAD = [
 )
 def test_each_mistake_is_one_line_naming_the_file_and_key(tmp_path, old, new, said):
     assert old in SECTION
-    # a hero of 1000 hp against a rat of 1000: 1001^2 states, over 10^6
-    duel = DUEL.replace("hp = 1\n", "hp = 1000\n") if "1000" in new else DUEL
+    # a hero of 4000 hp against a rat of 4000: 4001^2 states, over 10^7
+    duel = DUEL.replace("hp = 1\n", "hp = 4000\n") if "4000" in new else DUEL
     config = _write(tmp_path, SECTION.replace(old, new), duel)
     with pytest.raises(ConfigError) as info:
         load_config(config)
@@ -207,7 +207,7 @@ def test_each_mistake_is_one_line_naming_the_file_and_key(tmp_path, old, new, sa
 
 def test_a_section_over_the_work_budget_is_refused_before_any_point():
     # a 300..399 hp hero against a 2000 hp rat, one damage a hit, up to 10^4 rounds: each
-    # point under the chain's 10^6 states, the hundred together far past the shared budget
+    # point under the chain's 10^7 states, the hundred together far past the shared budget
     duel = DUEL.replace('order = "a-first"', 'order = "a-first"\nmax_rounds = 10000').replace(
         "hp = 1\n", "hp = 2000\n"
     )
@@ -260,7 +260,7 @@ CHECK_BAD = [
     ('quantity = "a_wins"', 'quantity = "a_winz"', "checks[1].quantity: parameter quantity = a_winz"),
     (P, "params = { hero.luck = 11 }", "checks[1].params.hero.luck: parameter hero.luck"),
     (P, 'params = { order = "first" }', "checks[1].params.order: order must be one of"),
-    (P, "params = { hero.hp = 1000, rat.hp = 1000 }", "checks[1].params: the exact chain would have 1,0"),
+    (P, "params = { hero.hp = 4000, rat.hp = 4000 }", "checks[1].params: the exact chain would hold more"),
     ("min = {low}", "", "checks[1]: give min and/or max"),
     (E, E + '\nsystem = "crit-range"', "checks[1].system: a check holds a system or an encounter"),
     (E, 'encounter = "nowhere.toml"', "checks[1].encounter: cannot read encounter file nowhere.toml"),
@@ -280,10 +280,12 @@ def test_each_check_mistake_is_one_line_naming_the_key(tmp_path, old, new, said)
 # -- the shipped example -----------------------------------------------------------------------
 def test_the_designer_example_holds_an_encounter_section_and_check():
     cfg = load_config(DESIGNER)
-    (section,) = cfg.encounters
-    assert section.file == "party_vs_ogre.toml" and section.settings == {"order": "a-first"}
+    section, tactics = cfg.encounters
+    assert section.file == "party_vs_ogre.toml" and section.settings == {}
+    assert tactics.settings == {"b.targeting": "best", "order": "a-first"}
     wide = encounter_table(section)
-    base = with_settings(load_encounter(OGRE), {"order": "a-first"})
+    assert list(wide["ogre.hp"]) == list(range(20, 61))  # every point answers, rolled initiative
+    base = load_encounter(OGRE)
     for row in wide.to_dict(orient="records"):
         r = exact_encounter(with_settings(base, {"ogre.hp": row["ogre.hp"]}))
         assert row["a_wins"] == r.outcomes["a_wins"] and row["p_any_down_a"] == r.metrics["p_any_down_a"]
