@@ -277,3 +277,12 @@ def test_declaration_errors_are_one_line(fn, kw, message):
 
 def test_choose_by_hand_takes_the_first_option():
     assert choose("keep", ("stand", "reroll"), 3) == "stand"
+
+
+def test_the_same_seed_gives_the_same_counts_on_any_number_of_threads(rules):
+    system = resolve(f"{rules}:gamble")
+    spec = system.make_spec(sides=4)
+    one, two = (
+        system.simulate(spec, trials=300_000, seed=9, threads=t, progress=False).tally.counts for t in (1, 2)
+    )
+    assert one.tolist() == two.tolist()
