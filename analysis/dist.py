@@ -50,6 +50,11 @@ def _convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+def _sum_of(x: tuple[int, np.ndarray, float], y: tuple[int, np.ndarray, float]) -> tuple:
+    """``(offset, probs, tail)`` of the sum of two independent variables (as ``Dist.__add__``)."""
+    return x[0] + y[0], _convolve(x[1], y[1]), x[2] + y[2] - x[2] * y[2]
+
+
 class Dist:
     """A distribution over integers with an explicit unrepresented ``tail`` mass.
 
@@ -80,26 +85,22 @@ class Dist:
         # one pass each way: a NaN makes both comparisons false, an infinity the second
         if p.size and not (p.min() >= 0.0 and p.max() < np.inf):
             raise ValueError("probabilities must be finite and non-negative")
-        if p.size and p[0] != 0.0 and p[-1] != 0.0:
-            p = p[:]  # a view: the caller's array stays writable
-        else:
+        if not (p.size and p[0] != 0.0 and p[-1] != 0.0):
             nz = np.flatnonzero(p)
             if nz.size == 0:
                 if tail <= 0:
                     raise ValueError("a distribution needs some probability mass")
                 p, offset = np.zeros(0), 0
             else:
-                offset = int(offset) + int(nz[0])
-                p = p[nz[0] : nz[-1] + 1]
+                offset, p = int(offset) + int(nz[0]), p[nz[0] : nz[-1] + 1]
         self.offset = int(offset)
-        self.probs = p
+        self.probs = p = p[:]  # a view: the caller's array stays writable
         p.setflags(write=False)
         self.tail = float(max(tail, 0.0))
 
     @classmethod
     def _of(cls, offset: int, p: np.ndarray, tail: float) -> Dist:
-        """A distribution made by arithmetic on distributions (``p`` one-dimensional
-        float64, finite and non-negative already): the checks of ``__init__`` left out."""
+        """Made by arithmetic on distributions (``p`` finite, non-negative): not checked again."""
         if not (p.size and p[0] != 0.0 and p[-1] != 0.0):
             return cls(offset, p, tail)  # trimmed (or refused) the usual way
         d = object.__new__(cls)
@@ -136,8 +137,6 @@ class Dist:
         """
         if sides < 1:
             raise ValueError(f"a die needs at least 1 side, got {sides}")
-        if cls is not Dist:
-            return cls.uniform(1, sides)
         return _die(int(sides))
 
     @classmethod
@@ -295,16 +294,19 @@ class Dist:
         """
         if n < 0:
             raise ValueError(f"repeat needs n >= 0, got {n}")
-        if n == 1:
-            return self
-        result, base = Dist.point(0), self
+        if not self.probs.size or n <= 1:
+            return Dist(0, [], 1.0) if n and not self.probs.size else self if n else Dist.point(0)
+        # the squarings of ``self + self`` on the arrays themselves (the same products and
+        # sums as adding Dists, without building one at every step)
+        result: tuple[int, np.ndarray, float] | None = None
+        base = (self.offset, self.probs, self.tail)
         while n:
             if n & 1:
-                result = result + base
+                result = base if result is None else _sum_of(result, base)
             n >>= 1
             if n:
-                base = base + base
-        return result
+                base = _sum_of(base, base)
+        return Dist._of(*result)
 
     def map(self, f: Callable[[np.ndarray], np.ndarray]) -> Dist:
         """The distribution of ``f(X)`` for a vectorised integer function ``f``.
@@ -411,10 +413,7 @@ class Dist:
         return f"Dist({{{body}{more}}}{tail})"
 
 
-@lru_cache(maxsize=1024)
-def _die(sides: int) -> Dist:
-    """A fair die, built once per number of sides (a Dist is immutable, its probs read-only)."""
-    return Dist.uniform(1, sides)
+_die = lru_cache(maxsize=1024)(lambda sides: Dist.uniform(1, sides))  # a Dist is immutable: built once
 
 
 def explode(roll: Dist, *, on: int | None = None, eps: float = TAIL_EPS) -> Dist:
