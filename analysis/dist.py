@@ -20,6 +20,7 @@ cut off is visible to every consumer instead of silently dropped.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from math import fsum
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +50,11 @@ def _convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+def _sum_of(x: tuple[int, np.ndarray, float], y: tuple[int, np.ndarray, float]) -> tuple:
+    """``(offset, probs, tail)`` of the sum of two independent variables (as ``Dist.__add__``)."""
+    return x[0] + y[0], _convolve(x[1], y[1]), x[2] + y[2] - x[2] * y[2]
+
+
 class Dist:
     """A distribution over integers with an explicit unrepresented ``tail`` mass.
 
@@ -76,20 +82,33 @@ class Dist:
         p = np.asarray(probs, dtype=np.float64)
         if p.ndim != 1:
             raise ValueError("probs must be one-dimensional")
-        if np.any(p < 0) or not np.all(np.isfinite(p)):
+        # one pass each way: a NaN makes both comparisons false, an infinity the second
+        if p.size and not (p.min() >= 0.0 and p.max() < np.inf):
             raise ValueError("probabilities must be finite and non-negative")
-        nz = np.flatnonzero(p)
-        if nz.size == 0:
-            if tail <= 0:
-                raise ValueError("a distribution needs some probability mass")
-            p, offset = np.zeros(0), 0
-        else:
-            offset = int(offset) + int(nz[0])
-            p = p[nz[0] : nz[-1] + 1]
+        if not (p.size and p[0] != 0.0 and p[-1] != 0.0):
+            nz = np.flatnonzero(p)
+            if nz.size == 0:
+                if tail <= 0:
+                    raise ValueError("a distribution needs some probability mass")
+                p, offset = np.zeros(0), 0
+            else:
+                offset, p = int(offset) + int(nz[0]), p[nz[0] : nz[-1] + 1]
         self.offset = int(offset)
-        self.probs = p
-        self.probs.setflags(write=False)
+        self.probs = p = p[:]  # a view: the caller's array stays writable
+        p.setflags(write=False)
         self.tail = float(max(tail, 0.0))
+
+    @classmethod
+    def _of(cls, offset: int, p: np.ndarray, tail: float) -> Dist:
+        """Made by arithmetic on distributions (``p`` finite, non-negative): not checked again."""
+        if not (p.size and p[0] != 0.0 and p[-1] != 0.0):
+            return cls(offset, p, tail)  # trimmed (or refused) the usual way
+        d = object.__new__(cls)
+        d.offset = offset
+        d.probs = p = p[:]
+        p.setflags(write=False)
+        d.tail = tail if tail > 0.0 else 0.0
+        return d
 
     # -- construction -------------------------------------------------------------
     @classmethod
@@ -118,7 +137,7 @@ class Dist:
         """
         if sides < 1:
             raise ValueError(f"a die needs at least 1 side, got {sides}")
-        return cls.uniform(1, sides)
+        return _die(int(sides))
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[int, float], tail: float = 0.0) -> Dist:
@@ -224,18 +243,23 @@ class Dist:
     # -- arithmetic ---------------------------------------------------------------
     def __add__(self, other: Dist | int) -> Dist:
         if isinstance(other, (int, np.integer)):
-            return Dist(self.offset + int(other), self.probs, self.tail)
+            return Dist._of(self.offset + int(other), self.probs, self.tail)
         if not isinstance(other, Dist):
             return NotImplemented
         if not self.probs.size or not other.probs.size:
             return Dist(0, [], 1.0)
+        # a certain constant shifts the other: the same doubles as convolving with [1.0]
+        if other.probs.size == 1 and other.probs[0] == 1.0 and not other.tail:
+            return Dist._of(self.offset + other.offset, self.probs, self.tail)
+        if self.probs.size == 1 and self.probs[0] == 1.0 and not self.tail:
+            return Dist._of(self.offset + other.offset, other.probs, other.tail)
         tail = self.tail + other.tail - self.tail * other.tail
-        return Dist(self.offset + other.offset, _convolve(self.probs, other.probs), tail)
+        return Dist._of(self.offset + other.offset, _convolve(self.probs, other.probs), tail)
 
     __radd__ = __add__
 
     def __neg__(self) -> Dist:
-        return Dist(-self.max, self.probs[::-1], self.tail)
+        return Dist._of(-self.max, self.probs[::-1], self.tail)
 
     def __sub__(self, other: Dist | int) -> Dist:
         if isinstance(other, (int, np.integer)):
@@ -270,14 +294,19 @@ class Dist:
         """
         if n < 0:
             raise ValueError(f"repeat needs n >= 0, got {n}")
-        result, base = Dist.point(0), self
+        if not self.probs.size or n <= 1:
+            return Dist(0, [], 1.0) if n and not self.probs.size else self if n else Dist.point(0)
+        # the squarings of ``self + self`` on the arrays themselves (the same products and
+        # sums as adding Dists, without building one at every step)
+        result: tuple[int, np.ndarray, float] | None = None
+        base = (self.offset, self.probs, self.tail)
         while n:
             if n & 1:
-                result = result + base
+                result = base if result is None else _sum_of(result, base)
             n >>= 1
             if n:
-                base = base + base
-        return result
+                base = _sum_of(base, base)
+        return Dist._of(*result)
 
     def map(self, f: Callable[[np.ndarray], np.ndarray]) -> Dist:
         """The distribution of ``f(X)`` for a vectorised integer function ``f``.
@@ -290,7 +319,7 @@ class Dist:
         mapped = np.asarray(f(self.values), dtype=np.int64)
         lo = int(mapped.min())
         out = np.bincount(mapped - lo, weights=self.probs)
-        return Dist(lo, out, self.tail)
+        return Dist._of(lo, out, self.tail)
 
     def clip(self, lo: int | None = None, hi: int | None = None) -> Dist:
         """``min(max(X, lo), hi)``: e.g. damage floored at 0 is ``d.clip(lo=0)``."""
@@ -382,6 +411,9 @@ class Dist:
         more = ", ..." if self.probs.size > 8 else ""
         tail = f", tail={self.tail:.3g}" if self.tail else ""
         return f"Dist({{{body}{more}}}{tail})"
+
+
+_die = lru_cache(maxsize=1024)(lambda sides: Dist.uniform(1, sides))  # a Dist is immutable: built once
 
 
 def explode(roll: Dist, *, on: int | None = None, eps: float = TAIL_EPS) -> Dist:

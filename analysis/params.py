@@ -22,6 +22,7 @@ critlab.analysis.spec.SpecError: parameter crit_range = 25: must be an integer i
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -312,6 +313,14 @@ def param(
 
 def declared(spec_cls: Any) -> dict[str, Param]:
     """``{name: Param}`` for each declared field of a spec class, in field order."""
+    if isinstance(spec_cls, type):
+        return dict(_declared_of(spec_cls))  # a copy: the class's own stays as declared
+    return {f.name: f.metadata[_META] for f in dataclasses.fields(spec_cls) if _META in f.metadata}
+
+
+@functools.lru_cache(maxsize=256)
+def _declared_of(spec_cls: type) -> dict[str, Param]:
+    """:func:`declared` of a class, read once (every exact result reads its spec's)."""
     return {f.name: f.metadata[_META] for f in dataclasses.fields(spec_cls) if _META in f.metadata}
 
 

@@ -230,9 +230,10 @@ def needs_compiling(kernel: Any) -> bool:
 
 
 def say_compiling(name: str, kernel: Any, progress: bool | None) -> bool:
-    """Tell a person at a terminal (or anyone who asked for progress) why the first run
-    on a machine is silent for a while; whether it said so (the kernel compiles)."""
-    if progress is False or (progress is None and not sys.stderr.isatty()):
+    """Say on stderr why the first run on a machine is silent for a while, at a terminal
+    or not (a CI log, a notebook's subprocess), unless progress is off (``progress=False``,
+    ``--no-progress``); whether it said so (the kernel compiles)."""
+    if progress is False:
         return False
     if not needs_compiling(kernel):
         return False

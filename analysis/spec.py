@@ -14,6 +14,7 @@ The command line and the report configuration build specs from text through
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from decimal import Decimal, InvalidOperation
@@ -21,7 +22,7 @@ from fractions import Fraction
 from typing import Any, ClassVar
 
 from critlab.analysis.dice.notation import DiceExpr
-from critlab.analysis.params import INT_HI, INT_LO, Int, check_declared, declared
+from critlab.analysis.params import INT_HI, INT_LO, Int, _declared_of, check_declared
 from critlab.analysis.params import check_dice as check_dice  # re-exported: the systems read it here
 from critlab.analysis.spec_error import MissingParameter as MissingParameter  # re-exported
 from critlab.analysis.spec_error import SpecError
@@ -76,21 +77,32 @@ class Spec:
     def unused(self) -> frozenset[str]:
         """Names of parameters that the current mode does not use (reported as ``null``):
         by default those whose declaration's ``when`` does not hold."""
-        return frozenset(name for name, decl in declared(type(self)).items() if not decl.used(self))
+        return frozenset(name for name, decl in _declared_of(type(self)).items() if not decl.used(self))
 
     def params(self) -> dict[str, Any]:
         """Every parameter, defaults included, ``None`` where unused (the documented JSON)."""
+        # a spec is frozen: its parameters are read once (every exact result carries them)
+        own = getattr(self, "__dict__", None)
+        cached = own.get("_params") if own is not None else None
+        if cached is None:
+            cached = self._read_params()
+            if own is not None:
+                object.__setattr__(self, "_params", cached)
+        return dict(cached)
+
+    def _read_params(self) -> dict[str, Any]:
         skip = self.unused()
-        decls = declared(type(self))
+        decls = _declared_of(type(self))
         out = {}
-        for f in dataclasses.fields(self):
-            v = getattr(self, f.name)
-            if f.name in skip:
-                out[f.name] = None
-            elif f.name in decls and v is not None:
-                out[f.name] = decls[f.name].kind.plain(v)
+        for name in _field_names(type(self)):
+            v = getattr(self, name)
+            decl = decls.get(name)
+            if name in skip:
+                out[name] = None
+            elif decl is not None and v is not None:
+                out[name] = decl.kind.plain(v)
             else:
-                out[f.name] = _plain(v)
+                out[name] = _plain(v)
         return out
 
     def replace(self, **changes: Any) -> Spec:
@@ -100,6 +112,12 @@ class Spec:
     def __model__(self) -> Any:
         """The model at this spec's point (see :func:`critlab.analysis.model.model_of`)."""
         return system_of(self).model(self)
+
+
+@functools.lru_cache(maxsize=256)
+def _field_names(spec_cls: type) -> tuple[str, ...]:
+    """A spec class's field names in order, read once."""
+    return tuple(f.name for f in dataclasses.fields(spec_cls))
 
 
 def system_of(spec: Any) -> Any:

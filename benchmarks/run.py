@@ -10,8 +10,13 @@ engine against icepool (critlab's exact code uncached; icepool's first evaluatio
 fresh process, since it memoises). The machines are shared and noisy, so only ratios
 measured in the same round mean anything: each ratio is the median over the rounds.
 
-Run ``python -m benchmarks.run [--quick] [--rounds 3] [--out reports/bench] [--readme]``
-(``make bench``); ``--readme`` rewrites the speed table in README.md from the results.
+Last, the cold table (:mod:`benchmarks.cold`): each built-in system's first ``critlab
+simulate`` and the built-in report from empty caches, in fresh processes, wall and CPU
+seconds.
+
+Run ``python -m benchmarks.run [--quick] [--rounds 3] [--out reports/bench] [--readme]
+[--no-cold]`` (``make bench``); ``--readme`` rewrites the speed and cold tables in
+README.md from the results.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchmarks import cold as cold_bench
 from benchmarks import encounter as encounter_bench
 from benchmarks import explore as explore_bench
 from benchmarks import own_mechanics
@@ -56,6 +62,7 @@ def _floor_d20(trials: int, threads: int) -> np.ndarray:
 
 CHUNKS = (1 << 14, 1 << 16, 1 << 18, 1 << 20)
 README_START, README_END = "<!-- bench:start -->", "<!-- bench:end -->"
+COLD_START, COLD_END = "<!-- cold:start -->", "<!-- cold:end -->"
 
 
 def system_cases(system: Any) -> list[BenchCase]:
@@ -164,11 +171,19 @@ def readme_table(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def write_readme(table: pd.DataFrame, path: Path = Path("README.md")) -> None:
-    """Replace the README's speed table (between the bench markers) with ``table``'s."""
+def write_readme(table: pd.DataFrame, path: Path = Path("README.md"), cold: str | None = None) -> None:
+    """Replace the README's speed table (between the bench markers) with ``table``'s, and
+    its cold table (between the cold markers, where it has them) with ``cold``."""
     text = path.read_text(encoding="utf-8")
-    start, end = text.index(README_START) + len(README_START), text.index(README_END)
-    path.write_text(text[:start] + "\n" + readme_table(table) + "\n" + text[end:], encoding="utf-8")
+    for (first, last), body in (
+        ((README_START, README_END), readme_table(table)),
+        ((COLD_START, COLD_END), cold),
+    ):
+        if body is None or first not in text:
+            continue
+        start, end = text.index(first) + len(first), text.index(last)
+        text = text[:start] + "\n" + body + "\n" + text[end:]
+    path.write_text(text, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -177,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, help="threads for the N-threads column (default: all)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds; ratios are medians over them")
     parser.add_argument("--out", default="reports/bench", help="folder for bench.csv and bench.json")
-    parser.add_argument("--readme", action="store_true", help="rewrite README.md's speed table")
+    parser.add_argument("--readme", action="store_true", help="rewrite README.md's speed and cold tables")
+    parser.add_argument("--no-cold", action="store_true", help="leave out the cold table (empty caches)")
     args = parser.parse_args(argv)
     table, floor = run_bench(
         quick=args.quick, threads=args.threads, rounds=args.rounds, log=lambda m: print(m, file=sys.stderr)
@@ -189,8 +205,6 @@ def main(argv: list[str] | None = None) -> int:
         json.dumps({"floor": floor, "mechanics": table.to_dict(orient="records")}, indent=2, default=float)
     )
     (out / "bench.md").write_text(readme_table(table) + "\n", encoding="utf-8")
-    if args.readme:
-        write_readme(table)
     print(readme_table(table))
     print("floor: " + ", ".join(f"{k} = {v:,.4g}" for k, v in floor.items()))
     # own mechanics: compile time, cached start-up and exact time (benchmarks/own_mechanics.py)
@@ -205,9 +219,18 @@ def main(argv: list[str] | None = None) -> int:
     explored = explore_bench.measure(quick=args.quick, log=lambda m: print(m, file=sys.stderr))
     (out / "explore.json").write_text(json.dumps(explored, indent=2), encoding="utf-8")
     print(explore_bench.table(explored))
+    # cold: each built-in system's first simulation and the report from empty caches
+    cold = None
+    if not args.no_cold:
+        rows = cold_bench.measure(log=lambda m: print(m, file=sys.stderr))
+        (out / "cold.json").write_text(json.dumps(rows, indent=2), encoding="utf-8")
+        cold = cold_bench.table(rows)
+        print(cold)
+    if args.readme:
+        write_readme(table, cold=cold)
     print(
-        f"written to {out}/: bench.csv, bench.json, bench.md, own_mechanics.json, encounters.json and "
-        "explore.json"
+        f"written to {out}/: bench.csv, bench.json, bench.md, own_mechanics.json, encounters.json, "
+        "explore.json and cold.json"
     )
     return 0
 

@@ -30,3 +30,18 @@ def test_the_explore_bench_times_a_redraw_and_says_its_verdict():
     assert wall > 0 and cpu > 0 and moved in ("thac0", "target_ac", "to_hit")
     row = {"system": "thac0", "control": moved, "wall_s": wall, "cpu_s": 0.05, "repeats": 3}
     assert explore.table([row]).splitlines()[-1].endswith("| 50 ms | yes |")
+
+
+def test_readme_cold_table_is_regenerated_between_its_markers(tmp_path):
+    from benchmarks import cold
+
+    rows = [{"what": "first critlab simulate thac0", "cold_s": 9.5, "cold_cpu_s": 8.25, "warm_s": 1.5,
+             "warm_cpu_s": 1.0, "compile_s": 8.0, "compile_cpu_s": 7.25}]  # fmt: skip
+    readme = tmp_path / "README.md"
+    readme.write_text(
+        f"{run.README_START}\nold\n{run.README_END}\nmid\n{run.COLD_START}\nstale\n{run.COLD_END}\nend\n"
+    )
+    run.write_readme(pd.DataFrame([{"mechanic": "m"}]), readme, cold=cold.table(rows))
+    text = readme.read_text()
+    assert "stale" not in text and "| first critlab simulate thac0 | 9.5 | 8.2 | 1.5 | 8.0 | 7.2 |" in text
+    assert text.endswith("end\n") and "mid" in text

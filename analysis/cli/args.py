@@ -146,7 +146,9 @@ def add_run_flags(parser: Any, *, trials_help: str, required: bool) -> None:
     parser.add_argument("--trials", required=required, help=trials_help)
     parser.add_argument("--seed", help="non-negative integer; drawn from the OS when absent")
     parser.add_argument("--threads", help=f"worker threads, 1..{MAX_THREADS} (default: all cores)")
-    parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    parser.add_argument(
+        "--no-progress", action="store_true", help="never show a progress bar or a compile's notice"
+    )
     parser.add_argument(
         "--scheduler",
         metavar="ADDRESS|local",

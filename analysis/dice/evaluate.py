@@ -53,9 +53,10 @@ def expr_dist(
     expression below 1e-12); with ``compare`` (an interval of totals) 1 where the total
     lies in it, else 0 (the tail stays a tail: its totals are not known)."""
     eps = chain_eps(terms) if eps is None else eps
-    d = Dist.point(constant)
+    d = None
     for t in terms:
-        d = d + term_dist(t, eps)
+        d = term_dist(t, eps) if d is None else d + term_dist(t, eps)
+    d = Dist.point(constant) if d is None else d + constant if constant else d
     if compare is None:
         return d
     v = d.values

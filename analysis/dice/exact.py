@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from math import fsum
 from typing import NamedTuple, Protocol
 
 import numpy as np
@@ -198,11 +199,9 @@ def keep_pool(die: Dist, count: int, keep: int, mode: int) -> Dist:
 def success_prob(die: Dist, at: int) -> tuple[float, float]:
     """``(P(total >= at), P(total < at))`` of one die, each a sum of positive terms (the
     tail, above every represented value, is a success; ``die`` must reach ``at - 1``)."""
-    i = at - die.offset
-    probs = die.probs
-    below = float(probs[: max(i, 0)].sum())
-    above = float(probs[max(i, 0) :].sum()) + die.tail
-    return above, below
+    i = max(at - die.offset, 0)
+    probs = die.probs.tolist()  # a die's few values: compensated sums in Python are quicker
+    return fsum(probs[i:]) + die.tail, fsum(probs[:i])
 
 
 def success_count(die: Dist, count: int, keep: int, mode: int, at: int, *, exploding: bool) -> Dist:
@@ -215,7 +214,7 @@ def success_count(die: Dist, count: int, keep: int, mode: int, at: int, *, explo
     {0: 0.25, 1: 0.5, 2: 0.25}
     """
     p, q = success_prob(die, at)
-    pmf = np.array([math.comb(count, s) * p**s * q ** (count - s) for s in range(count + 1)])
+    pmf = [math.comb(count, s) * p**s * q ** (count - s) for s in range(count + 1)]
     if mode == KEEP_ALL:
         return Dist(0, pmf)
     s = np.arange(count + 1)

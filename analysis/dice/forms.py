@@ -20,6 +20,7 @@ recursive filter up to the value beyond which less than the tail budget is left;
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
@@ -62,8 +63,10 @@ class GeneralTerm(Protocol):
     def count_reach(self) -> int: ...
 
 
+@lru_cache(maxsize=1024)
 def faces_dist(values: tuple[int, ...]) -> Dist:
-    """Each listed face equally likely (a repeated face counts twice).
+    """Each listed face equally likely (a repeated face counts twice); built once per
+    list of faces (a Dist is immutable).
 
     >>> faces_dist((1, 1, 2)).to_dict()
     {1: 0.666..., 2: 0.333...}

@@ -32,7 +32,10 @@ text's length (no slice of the rest of the text is ever taken), and a text longe
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+
+from critlab.analysis.dice.spelling import foreign
 
 # Longer texts are quoted by their start (an error message stays one readable line).
 MAX_QUOTED = 200
@@ -51,6 +54,8 @@ def quote(text: str) -> str:
 
 
 def _escape(text: str) -> str:
+    if text.isprintable():
+        return text
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
@@ -139,14 +144,27 @@ class RawExpr:
     compare: Selector | None
 
 
+_DIGITS = re.compile("[0-9]*")
+_COMPARING = ("<", ">", "=")
+# what a number after each operator is called in a message (built once, not per number)
+_AFTER = {
+    op: f"a number after {quote(op)}" for op in ("<=", ">=", "<", ">", "=", "kh", "kl", "dh", "dl", "k")
+}
+
+
 class _Reader:
     """A cursor over the text with spaces removed and letters lowered, remembering where
     each character stood in the original (positions in messages are the original's)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.where = [i for i, ch in enumerate(text) if ch != " "]
-        self.s = "".join(text[i] for i in self.where).translate(_LOWER)
+        if " " in text:
+            self.where = [i for i, ch in enumerate(text) if ch != " "]
+            kept = "".join(text[i] for i in self.where)
+        else:
+            self.where, kept = range(len(text)), text
+        # lower() of ASCII text lowers its letters alone (translate is ten times slower)
+        self.s = kept.lower() if kept.isascii() else kept.translate(_LOWER)
         self.i = 0
 
     def error(self, why: str) -> NotationError:
@@ -176,8 +194,7 @@ class _Reader:
 
     def digits(self) -> str:
         start = self.i
-        while self.i < len(self.s) and "0" <= self.s[self.i] <= "9":
-            self.i += 1
+        self.i = _DIGITS.match(self.s, start).end()
         return self.s[start : self.i]
 
     def number(self, what: str, *, signed: bool = False) -> int:
@@ -189,53 +206,6 @@ class _Reader:
         if len(digits.lstrip("0")) > MAX_DIGITS:
             raise self.error(f"number {quote(digits)} is far above every limit of the notation")
         return -int(digits) if minus else int(digits)
-
-
-# Other tools' spellings met where critlab expects its own are refused with critlab's.
-_DIALECTS = "or read it as that tool does: --dialect roll20|foundry ('foundry:EXPR' in a parameter)"
-_FOUNDRY = {"sf": "subtract failures", "ms": "margin of success", "even": "count of even dice"}
-_FOUNDRY["odd"] = "count of odd dice"
-
-
-def _run(s: str, ok) -> str:
-    """The longest start of ``s`` whose characters all pass ``ok``."""
-    return s[: next((j for j, ch in enumerate(s) if not ok(ch)), len(s))]
-
-
-def foreign(s: str, i: int) -> tuple[str, str] | None:
-    """Another tool's spelling at ``s[i:]`` (lowered, spaces removed) and what critlab
-    writes instead, or ``None``.
-
-    >>> foreign("4d6r1", 3)[1]
-    "is Roll20's and Foundry's reroll; critlab writes rr1 (while it shows) or ro1 (once), ..."
-    """
-    rest = s[i:]
-    word = _run(rest, str.isalnum)
-    letters = _run(rest, str.isalpha)
-    sel = _run(rest[len(letters) :], lambda ch: ch.isdigit() or ch in "<>=")
-    if rest.startswith("["):
-        label = rest[: rest.find("]") + 1] or rest
-        return label, "is a flavour label, read only in a dialect: " + _DIALECTS.split(": ", 1)[1]
-    if letters in ("min", "max") and sel.isdigit():
-        return letters + sel, f"is Foundry's clamp; critlab writes {letters[:2]}{sel}, {_DIALECTS}"
-    if letters == "r":
-        how = f"rr{sel or 1} (while it shows) or ro{sel or 1} (once)"
-        return "r" + sel, f"is Roll20's and Foundry's reroll; critlab writes {how}, {_DIALECTS}"
-    if letters == "d" and sel.isdigit():
-        return "d" + sel, f"is Roll20's and Foundry's drop; critlab writes dl{sel}, {_DIALECTS}"
-    if word in ("kh", "kl", "dh", "dl", "k", "d"):
-        op = {"k": "kh", "d": "dl"}.get(word, word)
-        return word, f"needs its number in critlab: {op}1 (Roll20 and Foundry read a bare {word} as {op}1)"
-    if word in ("s", "sa", "sd"):
-        return word, f"is Roll20's sorting, which changes no total; leave it out, {_DIALECTS}"
-    if letters in _FOUNDRY:
-        return letters, f"is Foundry's {_FOUNDRY[letters]}; {_DIALECTS.removeprefix('or ')}"
-    if letters == "f" and sel:
-        failures = f"critlab counts failures with cs...df{sel}"
-        return "f" + sel, f"is Roll20's failure count; {failures}, {_DIALECTS}"
-    if letters in ("m", "mt"):
-        return letters + sel, "is Roll20's match; critlab has no matches"
-    return None
 
 
 def parse_text(text: str) -> RawExpr:
@@ -255,7 +225,7 @@ def parse_text(text: str) -> RawExpr:
         raise NotationError(
             f"bad dice expression {quote(text)}: at most {MAX_TEXT:,} characters, got {len(text):,}"
         )
-    odd = next((i for i, ch in enumerate(text) if not ch.isprintable()), None)
+    odd = None if text.isprintable() else next(i for i, ch in enumerate(text) if not ch.isprintable())
     if odd is not None:
         raise NotationError(
             f"bad dice expression {quote(text)}: control character {quote(text[odd])} at position "
@@ -352,9 +322,11 @@ def _dice(r: _Reader, count: int | None, start: int) -> RawDice:
 
 
 def _selector(r: _Reader) -> Selector:
-    for op in ("<=", ">=", "<", ">", "="):
-        if r.take(op):
-            return op, r.number(f"a number after {quote(op)}", signed=True)
+    ch = r.s[r.i : r.i + 1]
+    if ch in _COMPARING:
+        op = ch + "=" if r.s.startswith("=", r.i + 1) and ch != "=" else ch
+        r.i += len(op)
+        return op, r.number(_AFTER[op], signed=True)
     return "=", r.number("a number, or a comparison like '>=5'")
 
 
@@ -367,41 +339,50 @@ def _maybe_selector(r: _Reader) -> Selector | None:
 
 def _suffix(r: _Reader) -> tuple[str, tuple] | None:
     """The next suffix as ``(stage, value)``, or ``None`` where none starts here."""
-    if r.take("rr"):
-        return "reroll", ("rr", _selector(r))
-    if r.take("ro"):
-        return "reroll", ("ro", _selector(r))
-    if r.peek(3) in ("min", "max"):
-        raise r.unexpected("a suffix")
-    if r.take("mi"):
-        lo = r.number("a number after 'mi'", signed=True)
-        hi = r.number("a number after 'ma'", signed=True) if r.take("ma") else None
-        return "clamp", (lo, hi)
-    if r.take("ma"):
-        return "clamp", (None, r.number("a number after 'ma'", signed=True))
-    if r.take("!p"):
-        return "explode", ("!p", _maybe_selector(r), False)
-    if r.take("!!") or r.take("!"):
-        sel = _maybe_selector(r)
-        return "explode", ("!", sel, r.take("o"))
-    if r.take("x"):
+    ch = r.s[r.i : r.i + 1]  # every suffix is known by its first character: one test each
+    if ch == "r":
+        if r.take("rr"):
+            return "reroll", ("rr", _selector(r))
+        if r.take("ro"):
+            return "reroll", ("ro", _selector(r))
+    elif ch == "m":
+        if r.peek(3) in ("min", "max"):
+            raise r.unexpected("a suffix")
+        if r.take("mi"):
+            lo = r.number("a number after 'mi'", signed=True)
+            hi = r.number("a number after 'ma'", signed=True) if r.take("ma") else None
+            return "clamp", (lo, hi)
+        if r.take("ma"):
+            return "clamp", (None, r.number("a number after 'ma'", signed=True))
+    elif ch == "!":
+        if r.take("!p"):
+            return "explode", ("!p", _maybe_selector(r), False)
+        if r.take("!!") or r.take("!"):
+            sel = _maybe_selector(r)
+            return "explode", ("!", sel, r.take("o"))
+    elif ch == "x":
+        r.i += 1
         sel = _maybe_selector(r)
         return "explode", ("x", sel, r.take("o"))
-    for op in ("kh", "kl", "dh", "dl", "k"):
-        if r.s.startswith(op, r.i):
-            if not r.peek(len(op) + 1)[len(op) :].isdigit():
-                raise r.unexpected(f"a number after {quote(op)}")
-            r.i += len(op)
-            return "keep", ("kh" if op == "k" else op, r.number(f"a number after {quote(op)}"))
-    if r.take("cs"):
-        sel = _selector(r)
-        botch = _selector(r) if r.take("df") else None
-        return "count", ("cs", sel, botch)
-    if r.take("cf"):
-        return "count", ("cf", _selector(r), None)
-    if r.take("*"):
+    elif ch == "k" or ch == "d":
+        for op in ("kh", "kl", "dh", "dl", "k"):
+            if r.s.startswith(op, r.i):
+                if not r.peek(len(op) + 1)[len(op) :].isdigit():
+                    raise r.unexpected(_AFTER[op])
+                r.i += len(op)
+                return "keep", ("kh" if op == "k" else op, r.number(_AFTER[op]))
+    elif ch == "c":
+        if r.take("cs"):
+            sel = _selector(r)
+            botch = _selector(r) if r.take("df") else None
+            return "count", ("cs", sel, botch)
+        if r.take("cf"):
+            return "count", ("cf", _selector(r), None)
+    elif ch == "*":
+        r.i += 1
         return "scale", ("*", r.number("a number after '*'"))
-    if r.take("/"):
+    elif ch == "/":
+        r.i += 1
         return "scale", ("/", r.number("a number after '/'"))
     return None
 
@@ -414,11 +395,19 @@ def _suffixes(r: _Reader, out: dict, *, allowed: tuple[str, ...], what: str) -> 
         if found is None:
             return
         stage, value = found
+        rank = STAGES.index(stage)
+        if (
+            stage in allowed
+            and rank > last
+            and not (stage == "explode" and value[0] == "!p" and r.peek() == "o")
+        ):
+            out[stage] = value
+            last, last_text = rank, r.text[r.where[at] : r.where[r.i - 1] + 1]
+            continue
         here = f"{quote(r.text[r.where[at] : r.where[r.i - 1] + 1])} at position {r.pos(at)}"
         if stage not in allowed:
             names = ", ".join(_NAMES.get(a, a) for a in allowed)
             raise r.error(f"{here}: {what} takes no {_NAMES.get(stage, stage)}; it takes {names}")
-        rank = STAGES.index(stage)
         if rank == last:
             raise r.error(f"{here} is a second {_NAMES.get(stage, stage)}; a term has at most one")
         if rank < last:

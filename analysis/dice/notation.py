@@ -173,8 +173,9 @@ def _dice(text: str, raw: RawDice, sign: int) -> DiceTerm:
         if any(abs(v) > MAX_CONSTANT for v in value):
             raise _error(text, f"{here}: a face beyond ±{MAX_CONSTANT}")
         sides, fields["faces"] = len(value), tuple(value)
-    probe = DiceTerm(sign, n, sides, **fields)
-    faces = sorted(set(probe.face_values))
+    # the die's faces as DiceTerm.face_values lists them (one term is built, at the end)
+    listed = (-1, 0, 1) if kind == "fate" else fields["faces"] if kind == "list" else range(1, sides + 1)
+    faces = sorted(set(listed))
     s = raw.suffixes
     if "reroll" in s:
         op, sel = s["reroll"]
@@ -204,7 +205,7 @@ def _dice(text: str, raw: RawDice, sign: int) -> DiceTerm:
         if "clamp" in s:
             raise _error(text, f"{here}: a term clamps or explodes, not both")
         kind_x, sel, once = s["explode"]
-        all_faces = sorted(set(probe.face_values))
+        all_faces = sorted(set(listed))
         iv = interval(*sel) if sel else (all_faces[-1], UNBOUNDED)
         if not _meets(iv, all_faces):
             raise _error(text, f"{here}: the explosion meets no face; the faces are {_span(all_faces)}")

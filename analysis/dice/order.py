@@ -63,48 +63,68 @@ def keep_members(members: Sequence[Dist], keep: int, *, highest: bool, weight: W
     tails = np.array([d.tail for d in members])
     if keep == 1 and weight is None:
         return _extreme(probs, tails, lo, highest)
+    if keep == 2 and weight is None:
+        return _top_two(probs, tails, lo, highest)
     weights = np.asarray(w_of(grid), dtype=np.int64)
     w_lo, w_hi = int(weights.min()), int(weights.max())
     span = w_hi - w_lo
-    cum_below = np.cumsum(probs, axis=1) - probs  # P(member < grid[t])
-    out: dict[int, list[float]] = {}
     k = keep
-    for t in range(grid.size):
-        at = probs[:, t]
-        if not at.any():
+    cum_below = np.cumsum(probs, axis=1) - probs  # P(member < grid[t])
+    # by_weight[i, v, w]: member i's probability at value v, put at its weight w (offset w_lo)
+    by_weight = np.zeros((m, grid.size + 1, span + 1))
+    by_weight[:, np.arange(grid.size), weights - w_lo] = probs
+    # above[i, t]: member i's weights over the values above t (sub-probabilities)
+    above = np.cumsum(by_weight[:, ::-1], axis=1)[:, ::-1][:, 1:]
+    out = np.zeros(k * span + 1)  # the kept weights' sum, offset k * w_lo
+    # every threshold at once (in chunks that bound the state's memory): state[a][t, b, s]
+    # is the weight of a members above t (a < k, their weights summing to s + a * w_lo)
+    # and b at t (capped at k)
+    chunk = max(1, _STATE_POINTS // ((k + 1) * (k * span + 1) * k))
+    for t0 in range(0, grid.size, chunk):
+        ts = np.arange(t0, min(t0 + chunk, grid.size))
+        at_all = probs[:, ts]
+        if not at_all.any():
             continue
-        below = cum_below[:, t] + (0.0 if highest else tails)
-        # above[i]: member i's weight over the values above t (sub-probabilities)
-        above = np.zeros((m, span + 1))
+        below_all = cum_below[:, ts] + (0.0 if highest else tails[:, None])
+        state = [np.zeros((ts.size, k + 1, a * span + 1)) for a in range(k)]
+        state[0][:, 0, 0] = 1.0
         for i in range(m):
-            np.add.at(above[i], weights[t + 1 :] - w_lo, probs[i, t + 1 :])
-        # state[a][b]: a members above t (a < k, their weights summed, offset a * w_lo),
-        # b members at t (capped at k)
-        state = [np.zeros((k + 1, a * span + 1)) for a in range(k)]
-        state[0][0, 0] = 1.0
-        for i in range(m):
-            new = [s * below[i] for s in state]
+            at, below = at_all[i][:, None, None], below_all[i][:, None, None]
+            new = [s * below for s in state]
             for a in range(k):
-                s = state[a]
-                new[a][1:] += s[:-1] * at[i]
-                new[a][k] += s[k] * at[i]
-                if a + 1 < k and above[i].any():
-                    for b in range(k + 1):
-                        if s[b].any():
-                            new[a + 1][b] += np.convolve(s[b], above[i])
+                s_a = state[a]
+                new[a][:, 1:] += s_a[:, :-1] * at
+                new[a][:, k] += s_a[:, k] * at[:, 0]
+                if a + 1 < k:
+                    up = above[i, ts]  # [t, w]
+                    if not up.any():
+                        continue
+                    # the convolution of each s_a[t, b] with up[t], by the shorter of its
+                    # two loops: over up's weights, or over the state's sums
+                    width, target = s_a.shape[2], new[a + 1]
+                    shifts = np.flatnonzero(up.any(axis=0))
+                    if shifts.size <= width:
+                        for j in shifts.tolist():
+                            target[:, :, j : j + width] += s_a * up[:, None, j : j + 1]
+                    else:
+                        up = up[:, None, :]
+                        for j in range(width):
+                            target[:, :, j : j + span + 1] += s_a[:, :, j : j + 1] * up
             state = new
-        w_t = int(weights[t])
         for a in range(k):
-            rows = state[a][k - a :]
-            vec = rows.sum(axis=0)
-            base_value = a * w_lo + (k - a) * w_t
-            for j in np.flatnonzero(vec):
-                out.setdefault(base_value + int(j), []).append(float(vec[j]))
-    if not out:
+            vec = state[a][:, k - a :].sum(axis=1)  # [t, s]
+            # value: a * w_lo + s + (k - a) * w_t, at index s + (k - a) * (w_t - w_lo)
+            base = (k - a) * (weights[ts] - w_lo)
+            for row, b0 in zip(vec, base.tolist(), strict=True):
+                out[b0 : b0 + row.size] += row
+    if not out.any():
         return Dist(0, [], 1.0)
-    mapping = {v: fsum(ps) for v, ps in out.items()}
-    tail = max(0.0, 1.0 - fsum(mapping.values())) if tails.any() else 0.0
-    return Dist.from_mapping(mapping, tail=tail)
+    tail = max(0.0, 1.0 - fsum(out.tolist())) if tails.any() else 0.0
+    return Dist(k * w_lo, out, tail)
+
+
+# Doubles the order-statistics programme holds at once (a chunk of thresholds' states).
+_STATE_POINTS = 1 << 20
 
 
 def _extreme(probs: np.ndarray, tails: np.ndarray, lo: int, highest: bool) -> Dist:
@@ -117,6 +137,31 @@ def _extreme(probs: np.ndarray, tails: np.ndarray, lo: int, highest: bool) -> Di
     pmf = np.clip(np.diff(np.concatenate([[start], cdf])), 0.0, None)
     tail = max(0.0, 1.0 - fsum(pmf.tolist())) if tails.any() else 0.0
     d = Dist(lo, pmf, tail)
+    return d if highest else -d
+
+
+def _top_two(probs: np.ndarray, tails: np.ndarray, lo: int, highest: bool) -> Dist:
+    """The sum of the two highest members (of members reflected, the two lowest) from
+    their CDFs, a handful of array operations whatever the members: with ``F_i`` member
+    i's CDF and ``L_i = prod_{j != i} F_j`` (by prefix and suffix products),
+    ``P(M1 = x, M2 = y) = sum_i P(X_i = x) (L_i(y) - L_i(y - 1))`` for ``x > y``, and
+    ``P(M1 = M2 = y) = P(max = y) - sum_i P(X_i = y) L_i(y - 1)``. Tails lie as in
+    :func:`_extreme`."""
+    m, size = probs.shape
+    floor = np.zeros((m, 1)) if highest else tails[:, None]  # P(X_i < every value)
+    cdf = np.hstack([floor, np.cumsum(probs, axis=1) + floor])  # F_i at lo - 1, lo, ..., hi
+    prefix = np.vstack([np.ones((1, size + 1)), np.cumprod(cdf[:-1], axis=0)])  # prod_{j < i}
+    suffix = np.vstack([np.cumprod(cdf[:0:-1], axis=0)[::-1], np.ones((1, size + 1))])  # prod_{j > i}
+    others = prefix * suffix  # L_i(v)
+    top = np.clip(np.diff(others, axis=1), 0.0, None)  # P(the others' highest = y)
+    joint = np.tril(probs.T @ top, -1)  # [x, y], x > y
+    every = np.prod(cdf, axis=0)
+    both = np.clip(np.diff(every) - (probs * others[:, :-1]).sum(axis=0), 0.0, None)  # M1 = M2 = y
+    index = np.add.outer(np.arange(size), np.arange(size))
+    pmf = np.bincount(index.ravel(), weights=joint.ravel(), minlength=2 * size - 1)
+    pmf[::2] += both
+    tail = max(0.0, 1.0 - fsum(pmf.tolist())) if tails.any() else 0.0
+    d = Dist(2 * lo, pmf, tail)
     return d if highest else -d
 
 

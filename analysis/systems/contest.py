@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 import numpy as np
@@ -205,8 +206,18 @@ def judge(
     return always | ((r <= skill) & (r <= 16)), crit_success, crit_failure
 
 
+@lru_cache(maxsize=256)
+def _judged(skill: int, criticals: bool) -> tuple[np.ndarray, float, float]:
+    """:func:`judge` of every 3d6 roll (read-only), and P(critical success), P(critical
+    failure): computed once per skill, since every exact contest reads them."""
+    ok, cs, cf = judge(skill, ROLLS, criticals=criticals)
+    ok.setflags(write=False)
+    p = ROLL.probs
+    return ok, float(p[cs].sum()), float(p[cf].sum())
+
+
 def _success_probability(skill: int, criticals: bool) -> float:
-    return int(ROLL_WAYS[judge(skill, ROLLS, criticals=criticals)[0]].sum()) / 216
+    return int(ROLL_WAYS[_judged(skill, criticals)[0]].sum()) / 216
 
 
 def _decide_probability(a: int, b: int, criticals: bool) -> float:
@@ -221,22 +232,14 @@ def _joint_dist(values: np.ndarray, weights: np.ndarray) -> Dist:
 
 
 def _crit_metrics(a: int, b: int, criticals: bool, b_rolls: float = 1.0) -> dict[str, float]:
-    _, cs_a, cf_a = judge(a, ROLLS, criticals=criticals)
-    _, cs_b, cf_b = judge(b, ROLLS, criticals=criticals)
-    p = ROLL.probs
-    return dict(
-        zip(
-            CRIT_METRICS,
-            (p[cs_a].sum(), p[cf_a].sum(), b_rolls * p[cs_b].sum(), b_rolls * p[cf_b].sum()),
-            strict=True,
-        )
-    )
+    _, cs_a, cf_a = _judged(a, criticals)
+    _, cs_b, cf_b = _judged(b, criticals)
+    return dict(zip(CRIT_METRICS, (cs_a, cf_a, b_rolls * cs_b, b_rolls * cf_b), strict=True))
 
 
 def _quick(spec: ContestSpec) -> tuple[np.ndarray, dict, dict]:
     a, b = spec.rolled_skills
-    ok_a, _, _ = judge(a, ROLLS, criticals=spec.criticals)
-    ok_b, _, _ = judge(b, ROLLS, criticals=spec.criticals)
+    ok_a, ok_b = _judged(a, spec.criticals)[0], _judged(b, spec.criticals)[0]
     joint = np.outer(ROLL.probs, ROLL.probs)  # [roll of A, roll of B]
     m_a, m_b = (a - ROLLS)[:, None], (b - ROLLS)[None, :]
     same = ok_a[:, None] == ok_b[None, :]
@@ -255,8 +258,7 @@ def _quick(spec: ContestSpec) -> tuple[np.ndarray, dict, dict]:
 
 def _resistance(spec: ContestSpec) -> tuple[np.ndarray, dict, dict]:
     a, b = spec.rolled_skills
-    ok_a, _, _ = judge(a, ROLLS, criticals=spec.criticals)
-    ok_b, _, _ = judge(b, ROLLS, criticals=spec.criticals)
+    ok_a, ok_b = _judged(a, spec.criticals)[0], _judged(b, spec.criticals)[0]
     joint = np.outer(ROLL.probs, ROLL.probs)
     # B wins ties, and B's lone success beats an attack that succeeded by less
     beats = ~ok_b[None, :] | ((a - ROLLS)[:, None] > (b - ROLLS)[None, :])

@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
+import sys
 
 import numpy as np
 import pytest
@@ -207,6 +209,19 @@ def test_a_first_simulation_says_it_is_compiling(monkeypatch, capsys):
     assert "compiling the thac0 simulator" in capsys.readouterr().err
     system.simulate(system.make_spec(**point("thac0")), trials=10, seed=1, progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_a_first_simulation_says_it_is_compiling_off_a_terminal_too(monkeypatch, capsys):
+    # a CI log or a notebook's subprocess: stderr is no terminal, progress left unset
+    import critlab.analysis.run as run
+
+    system = registry()["thac0"]
+    monkeypatch.setattr(run, "needs_compiling", lambda kernel: True)
+    assert not sys.stderr.isatty()
+    system.simulate(system.make_spec(**point("thac0")), trials=10, seed=1)
+    said = [line for line in capsys.readouterr().err.splitlines() if line.startswith("critlab: compil")]
+    assert said[0].startswith("critlab: compiling the thac0 simulator")
+    assert re.fullmatch(r"critlab: compiled the thac0 simulator \(1 of 1, [0-9]+ s\)", said[1])
 
 
 @pytest.mark.parametrize("name", SYSTEMS)
