@@ -65,4 +65,6 @@ def test_every_readme_command_runs_as_printed(tmp_path):
         assert run.returncode == 0, f"{command}\n{run.stderr[-2000:]}"
         printed = {" ".join(line.split()) for line in run.stdout.splitlines()}
         for line in shown:
+            if line.strip() == "...":  # the README leaves out lines here
+                continue
             assert _shown(line) in printed, f"{command}: the README shows {line!r}; it printed:\n{run.stdout}"

@@ -384,6 +384,21 @@ def _terminated(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _interrupt_again(unraisable: Any) -> None:
+    # An interrupt that lands inside a library's callback (the JIT compiler's cache notice,
+    # called through ctypes) is "ignored" by the interpreter and the run would go on to the
+    # end. Swallow the notice and interrupt the main thread once more, from a timer thread
+    # (here it would land in the callback again): it lands a moment later, outside it.
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        import _thread
+
+        again = threading.Timer(0.01, _thread.interrupt_main)
+        again.daemon = True
+        again.start()
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def _sigterm_as_interrupt() -> object | None:
     """Route SIGTERM to :func:`_terminated` while :func:`main` runs; the previous handler
     (``None`` where it is not the default, or off the main thread: left alone)."""
@@ -400,6 +415,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     validation failed, 2 bad input or a failure to run, 130 interrupted); every failure
     is one line on stderr."""
     previous = _sigterm_as_interrupt()
+    unraisable, sys.unraisablehook = sys.unraisablehook, _interrupt_again
     try:
         return _run(argv)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2, already printed)
@@ -424,6 +440,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f": {exc.filename}" if exc.filename else ""
         return _error(f"{exc.strerror or exc}{where}")
     finally:
+        sys.unraisablehook = unraisable
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)  # type: ignore[arg-type]
 

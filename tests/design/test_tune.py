@@ -108,7 +108,7 @@ def test_cli_choice_list_and_text_output(capsys):
     )
     assert status == 0
     # 19-20 hit by >= 5 (need 10): exactly 0.10
-    assert "crit_threshold" in out and out.splitlines()[-1].split()[:2] == ["19", "0.1"]
+    assert "crit_threshold" in out and out.splitlines()[-1].split()[:2] == ["19", "10.00%"]
 
 
 @pytest.mark.parametrize(

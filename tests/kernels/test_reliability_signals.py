@@ -143,3 +143,28 @@ def test_an_interrupt_while_the_kernels_compile_ends_the_run(signum, tmp_path):
     out, err, took = _stop(proc, signum, within=60)
     assert (proc.returncode, err, out) == (130, "critlab: interrupted\n", ""), err[-2000:]
     assert took < 5
+
+
+def test_an_interrupt_inside_a_library_callback_still_ends_the_run(monkeypatch, capsys):
+    # The JIT compiler calls back into Python through ctypes; an interrupt raised there is
+    # "ignored" by the interpreter (a traceback on stderr, the run going on to its end).
+    # critlab interrupts again, so the run still ends as Ctrl-C ends it.
+    import ctypes
+
+    from critlab.analysis.cli import main as cli_main
+
+    @ctypes.CFUNCTYPE(None)
+    def callback():
+        raise KeyboardInterrupt
+
+    def run(argv):
+        callback()  # the interrupt lands inside the callback
+        for _ in range(200):  # the rest of a long run: it must not get to its end
+            time.sleep(0.01)
+        print("finished")
+        return 0
+
+    monkeypatch.setattr(cli_main, "_run", run)
+    assert main([]) == 130
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", "critlab: interrupted\n")

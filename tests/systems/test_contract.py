@@ -130,7 +130,11 @@ REFUSED = [
 def test_refused_values_are_one_line_and_exit_2(name, args, param, capsys):
     code, out, err = run(capsys, "exact", name, *args, "--json")
     assert code == 2 and out == "" and err.count("\n") == 1
-    assert "parameter" in err and (param is None or param in err)
+    # A missing value is named as the user typed it (--a-skill); a refused one as its
+    # parameter (a_skill).
+    flag = None if param is None else "--" + param.replace("_", "-")
+    named = param is None or param in err or f"{flag} is required" in err
+    assert ("parameter" in err or " is required" in err) and named
 
 
 # Every d20 roll mode parameter of every system: a word outside the modes is refused,
