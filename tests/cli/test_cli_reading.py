@@ -6,6 +6,7 @@ Every number checked here is computed from the engine, never typed in."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
