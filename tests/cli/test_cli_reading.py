@@ -109,9 +109,8 @@ def test_an_encounter_prints_one_line_in_a_repl():
 
 
 def test_a_simulated_encounter_shows_each_share_to_its_standard_error(capsys):
-    status, out, _ = run(
-        capsys, "encounter", "reports/examples/party_vs_ogre.toml", "--trials", "4e4", "--seed", "2"
-    )
+    party = Path(__file__).resolve().parents[2] / "reports" / "examples" / "party_vs_ogre.toml"
+    status, out, _ = run(capsys, "encounter", str(party), "--trials", "4e4", "--seed", "2")
     assert status == 0
     rows = re.findall(r"simulated (\S+)% ± (\S+)%", out)
     assert len(rows) == 4
