@@ -21,6 +21,7 @@ import sys
 from typing import Any
 
 from critlab.analysis.spec import SpecError
+from critlab.analysis.text.human import amount, change, percent
 
 COMMAND = "encounter"
 # The rules' bounds on trials and seeds (as every simulating command reads them).
@@ -41,12 +42,6 @@ def add_parser(subparsers: Any) -> None:
     cmd.add_argument("--json", action="store_true", help="print the rules' JSON")
 
 
-def _pct(p: float) -> str:
-    if 0 < p < 5e-5:
-        return "<0.01%"
-    return f"{100 * p:.2f}%"
-
-
 def print_table(result: Any, simulated: Any = None) -> None:
     """The readable table of an exact (or, alone, a simulated) encounter result."""
     from critlab.analysis.cli.args import _format_table
@@ -62,27 +57,28 @@ def print_table(result: Any, simulated: Any = None) -> None:
     rows = []
     se = dict(zip(simulated.labels, simulated.tally.standard_errors, strict=True)) if simulated else {}
     for label, text in names.items():
-        cell = _pct(outcomes[label])
         if result is not None and simulated is not None:
-            cell += f"   simulated {_pct(simulated.outcomes[label])} ± {100 * se[label]:.2f}%"
+            cell = f"{percent(outcomes[label])}   simulated {percent(simulated.outcomes[label], se[label])}"
         elif simulated is not None:
-            cell += f" ± {100 * se[label]:.2f}%"
+            cell = percent(outcomes[label], se[label])  # to its standard error's second digit
+        else:
+            cell = percent(outcomes[label])
         rows.append((text, cell))
-    mean = source.metrics["mean_rounds"]
-    rows.append(("mean rounds", "null" if mean is None else f"{mean:.4f}"))
+    rows.append(("mean rounds", amount(source.metrics["mean_rounds"], missing="null")))
     print(_format_table("outcomes" if result is not None else "simulated outcomes", rows))
     width = max(len(c.name) for c in enc.combatants)
     print(f"  {'combatant':<{width}}  side    hp  P(down)  mean hp left")
     for k, c in enumerate(enc.combatants):
         side = "a" if k < enc.n_a else "b"
         down, left = source.metrics[f"p_down_{c.name}"], source.metrics[f"mean_hp_left_{c.name}"]
-        print(f"  {c.name:<{width}}  {side:>4}  {c.hp:>4}  {_pct(down):>7}  {left:>12.2f}")
+        print(f"  {c.name:<{width}}  {side:>4}  {c.hp:>4}  {percent(down):>7}  {amount(left):>12}")
     for s in ("a", "b"):
-        print(f"  P(someone on side {s} goes down) {_pct(source.metrics[f'p_any_down_{s}'])}")
+        print(f"  P(someone on side {s} goes down) {percent(source.metrics[f'p_any_down_{s}'])}")
     for s in ("a", "b"):
         gain = source.metrics.get(f"best_gain_{s}")
         if gain is not None:  # how much tactics matter
-            print(f"  best targeting adds {100 * gain:+.2f} pp to P({s} wins) over its best fixed policy")
+            added = change(gain, probability=True)
+            print(f"  best targeting adds {added} to P({s} wins) over its best fixed policy")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -126,8 +122,8 @@ def run(args: argparse.Namespace) -> int:
         cli._print_json({**exact.to_json(), "simulated": sim.to_json(), "validation": v.to_json()})
     else:
         print_table(exact, sim)
-        print(f"simulated: trials={sim.trials} seed={sim.seed}")
-        print(v.text())
+        print(f"simulated: {sim.trials:,} encounters, seed {sim.seed}")
+        print(v.text())  # the verdict in words, then the statistics
     return 0 if v.passed else 1
 
 

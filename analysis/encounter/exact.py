@@ -59,18 +59,40 @@ LABELS = ("a_wins", "b_wins", "draw", "undecided")
 STOP = 1e-13
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class EncounterResult(ExactResult):
     """An encounter's exact result: an :class:`ExactResult` (``system`` is ``encounter``)
     that carries the :class:`Encounter`, shown as ``"encounter"`` in its JSON."""
 
     encounter: Encounter | None = field(default=None, kw_only=True)
 
+    def __repr__(self) -> str:
+        """One line, as every result prints in a REPL: who wins, how often, how long."""
+        return encounter_line(
+            "EncounterResult", self.encounter, self.outcomes, self.metrics.get("mean_rounds")
+        )
+
     def to_json(self) -> dict[str, Any]:
         body = super().to_json()
         body.pop("system")
         body.pop("params")
         return {"encounter": self.encounter.to_json() if self.encounter else None, **body}
+
+
+def encounter_line(
+    kind: str, enc: Encounter | None, outcomes: Any, mean_rounds: float | None, extra: str = ""
+) -> str:
+    """An encounter result's one-line ``repr``: its sides, P(a wins), P(b wins), the rest
+    undecided or drawn, and the mean rounds."""
+    from critlab.analysis.text.human import amount, percent
+
+    sides = "" if enc is None else f" {len(enc.a.combatants)} v {len(enc.b.combatants)}"
+    rest = outcomes["draw"] + outcomes["undecided"]
+    rounds = "" if mean_rounds is None else f", mean rounds {amount(mean_rounds)}"
+    return (
+        f"<{kind}{sides}: a wins {percent(outcomes['a_wins'])}, b wins {percent(outcomes['b_wins'])}, "
+        f"draw or undecided {percent(rest)}{rounds}{extra}>"
+    )
 
 
 class _Tally:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from critlab.analysis.encounter.declare import DAMAGING, ORDERS, TARGETING, Encounter
-from critlab.analysis.encounter.exact import LABELS, EncounterResult, exact_encounter
+from critlab.analysis.encounter.exact import LABELS, EncounterResult, encounter_line, exact_encounter
 from critlab.analysis.fight.sim import attack_kernel
 from critlab.analysis.results import SimResult
 from critlab.analysis.run import simulate_tally
@@ -37,12 +37,18 @@ from critlab.analysis.tally import Layout, Tally
 COUNTERS = ("decided_rounds_sum", "attacks", "any_down_a", "any_down_b")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class EncounterSim(SimResult):
     """A simulated encounter: a :class:`SimResult` (``system`` is ``encounter``) that
     carries the :class:`Encounter`."""
 
     encounter: Encounter | None = field(default=None, kw_only=True)
+
+    def __repr__(self) -> str:
+        extra = f" ({self.trials:,} trials, seed {self.seed})"
+        return encounter_line(
+            "EncounterSim", self.encounter, self.outcomes, self.metrics.get("mean_rounds"), extra
+        )
 
 
 def _pair_kernel(spec: Any, who: str) -> tuple[str, Any]:

@@ -3,7 +3,9 @@ floating-point noise, long tables reduced to the rows that matter (the CSV besid
 report holds every row).
 
 >>> column_format([0.05, 0.1, 2.45e-16], probability=True)(2.45e-16)
-'0.000'
+'0.00%'
+>>> column_format([0.84, 0.0175], probability=True)(0.84)
+'84.00%'
 >>> [column_format([4.79575, 3.235, 1.67425])(v) for v in (4.79575, 1.67425)]
 ['4.796', '1.674']
 >>> column_format([1.0, 4.0, None])(4.0), column_format([1.0, 4.0, None])(None)
@@ -25,7 +27,7 @@ from critlab.analysis.report.words import words
 
 # Below this an exact value is the noise of a floating-point sum, shown as 0.
 NOISE = 1e-12
-# Decimals at most in a column: a probability below 1e-6 shows as "< 0.000001".
+# Decimals at most in a column: a probability below 1e-6 shows as "< 0.0001%".
 MAX_DECIMALS = 6
 # A long table on the page keeps at most about this many rows (every row is in the CSV).
 MAX_ROWS = 40
@@ -53,20 +55,22 @@ def is_probability(name: str) -> bool:
 
 
 def column_format(values: Sequence[Any], *, probability: bool = False) -> Callable[[Any], str]:
-    """One format for a whole column: integers as integers; probabilities with enough
-    decimals for the smallest non-zero value's two significant digits (at most
-    :data:`MAX_DECIMALS`); other amounts with four significant digits of the largest.
-    Noise below 1e-12 is 0; a missing value is "–"."""
+    """One format for a whole column: integers as integers; probabilities in percent
+    (as every sentence and figure of the report), with two decimals or enough for the
+    smallest non-zero value's two significant digits (at most :data:`MAX_DECIMALS`);
+    other amounts with four significant digits of the largest. Noise below 1e-12 is 0; a
+    missing value is "–"."""
     clean = _clean(values)
     if clean and all(x.is_integer() and abs(x) < 1e15 for x in clean) and not probability:
         decimals = 0
     elif probability:
-        small = [abs(x) for x in clean if x != 0]
+        small = [100 * abs(x) for x in clean if x != 0]
         need = 1 - math.floor(math.log10(min(small))) if small else 2
-        decimals = max(2, min(MAX_DECIMALS, need))
+        decimals = max(2, min(MAX_DECIMALS - 2, need))
     else:
         big = max((abs(x) for x in clean), default=0.0)
         decimals = 2 if big == 0 else max(0, min(MAX_DECIMALS, 3 - math.floor(math.log10(big))))
+    scale, unit = (100.0, "%") if probability else (1.0, "")
     floor = 0.5 * 10.0**-decimals
 
     def show(v: Any) -> str:
@@ -75,9 +79,9 @@ def column_format(values: Sequence[Any], *, probability: bool = False) -> Callab
         x = float(v)
         if abs(x) < NOISE:
             x = 0.0
-        if x != 0 and abs(x) < floor and probability:
-            return f"< {10.0**-decimals:.{decimals}f}"
-        return f"{x:.{decimals}f}"
+        if x != 0 and abs(scale * x) < floor and probability:
+            return f"< {10.0**-decimals:.{decimals}f}%"
+        return f"{scale * x:.{decimals}f}{unit}"
 
     return show
 

@@ -6,6 +6,7 @@ Every number checked here is computed from the engine, never typed in."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -93,3 +94,27 @@ def test_a_fight_prints_one_line_in_a_repl():
         f"<FightResult thac0 against 30 hp: mean rounds {amount(result.metrics['mean_rounds'])}, "
         f"median {result.metrics['median_rounds']}, defeated {percent(result.outcomes['defeated'])}>"
     )
+
+
+def test_an_encounter_prints_one_line_in_a_repl():
+    import critlab
+
+    thac0 = get_system("thac0")
+    hero = critlab.Combatant("hero", 10, thac0.make_spec(thac0=15, target_ac=5))
+    rat = thac0.make_spec(thac0=19, target_ac=6, damage="1d3")
+    r = critlab.encounter([hero], [critlab.Combatant(f"rat{k}", 3, rat) for k in (1, 2, 3)])
+    text = repr(r)
+    assert "\n" not in text and len(text) < 160, text
+    assert text.startswith("<EncounterResult 1 v 3: a wins ") and percent(r.outcomes["a_wins"]) in text
+
+
+def test_a_simulated_encounter_shows_each_share_to_its_standard_error(capsys):
+    party = Path(__file__).resolve().parents[2] / "reports" / "examples" / "party_vs_ogre.toml"
+    status, out, _ = run(capsys, "encounter", str(party), "--trials", "4e4", "--seed", "2")
+    assert status == 0
+    rows = re.findall(r"simulated (\S+)% ± (\S+)%", out)
+    assert len(rows) == 4
+    for value, se in rows:  # the standard error to two significant digits, the value to as many decimals
+        assert not re.fullmatch(r"0\.0+", se) or value == "0.00" or float(se) == 0
+        assert len(value.split(".")[-1]) == len(se.split(".")[-1])
+    assert "mean hp left" in out and not NOISY.search(out.split("statistics (")[0])

@@ -165,8 +165,10 @@ def test_a_bad_lead_is_a_configuration_error():
 # -- tables --------------------------------------------------------------------------------------
 def test_one_format_per_column_and_no_noise():
     show = tables.column_format([0.0975, 0.0025, 2.45e-16, 0.5], probability=True)
-    assert [show(v) for v in (0.0975, 0.0025, 2.45e-16)] == ["0.0975", "0.0025", "0.0000"]
-    assert tables.column_format([1e-9, 0.5], probability=True)(1e-9) == "< 0.000001"
+    # probabilities in percent, as the report's sentences and figures say them
+    assert [show(v) for v in (0.0975, 0.0025, 2.45e-16)] == ["9.75%", "0.25%", "0.00%"]
+    assert tables.column_format([0.000123, 0.5], probability=True)(0.000123) == "0.012%"
+    assert tables.column_format([1e-9, 0.5], probability=True)(1e-9) == "< 0.0001%"
     assert tables.column_format([12.5, 400.0])(12.5) == "12.5"
     assert tables.column_format([3, 17])(3) == "3"
 
