@@ -55,6 +55,12 @@ ROLLS = ROLL.values
 # Ways of rolling each total out of 216: success probabilities are whole counts over 216,
 # so "always succeeds" is exactly 1 and no rounding can make an endless contest decidable.
 ROLL_WAYS = np.rint(ROLL.probs * 216).astype(np.int64)
+# Built once (every exact quick or resistance contest reads them): the two rolls' joint
+# probabilities [roll of A, roll of B], and B's roll less A's, the margin m_A - m_B less
+# a - b (the same sum as (a - ROLL) - (b - ROLL), shifted).
+JOINT = np.outer(ROLL.probs, ROLL.probs)
+JOINT.setflags(write=False)
+SPREAD = (-ROLL) + ROLL
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -240,7 +246,7 @@ def _crit_metrics(a: int, b: int, criticals: bool, b_rolls: float = 1.0) -> dict
 def _quick(spec: ContestSpec) -> tuple[np.ndarray, dict, dict]:
     a, b = spec.rolled_skills
     ok_a, ok_b = _judged(a, spec.criticals)[0], _judged(b, spec.criticals)[0]
-    joint = np.outer(ROLL.probs, ROLL.probs)  # [roll of A, roll of B]
+    joint = JOINT
     m_a, m_b = (a - ROLLS)[:, None], (b - ROLLS)[None, :]
     same = ok_a[:, None] == ok_b[None, :]
     a_wins = (ok_a[:, None] & ~ok_b[None, :]) | (same & (m_a > m_b))
@@ -252,14 +258,14 @@ def _quick(spec: ContestSpec) -> tuple[np.ndarray, dict, dict]:
     probs = np.array([joint[a_wins].sum(), joint[b_wins].sum(), joint[tie].sum()])
     diff = m_a - m_b
     degree = np.where(a_wins, diff, np.where(b_wins, -diff, 0))
-    dists = {"margin": (a - ROLL) - (b - ROLL), "degree": _joint_dist(degree, joint), "rounds": None}
+    dists = {"margin": SPREAD + (a - b), "degree": _joint_dist(degree, joint), "rounds": None}
     return probs, dists, _crit_metrics(a, b, spec.criticals)
 
 
 def _resistance(spec: ContestSpec) -> tuple[np.ndarray, dict, dict]:
     a, b = spec.rolled_skills
     ok_a, ok_b = _judged(a, spec.criticals)[0], _judged(b, spec.criticals)[0]
-    joint = np.outer(ROLL.probs, ROLL.probs)
+    joint = JOINT
     # B wins ties, and B's lone success beats an attack that succeeded by less
     beats = ~ok_b[None, :] | ((a - ROLLS)[:, None] > (b - ROLLS)[None, :])
     affected = float(joint[ok_a[:, None] & beats].sum())
