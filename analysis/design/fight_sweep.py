@@ -25,10 +25,9 @@ import pandas as pd
 from critlab.analysis.design.cost import check_budget, points_work
 from critlab.analysis.design.sweep import RUN_KEYWORDS, binomial_z, grid_points, result_rows, sweep_points
 from critlab.analysis.fight.exact import Fight, fight
+from critlab.analysis.fight.model import FIGHT_NAMES as FIGHT_PARAMS
 from critlab.analysis.run import RunOptions
 from critlab.analysis.spec import Spec, SpecError
-
-FIGHT_PARAMS = ("hp", "attacks_per_round", "max_rounds")
 
 
 def fight_point_rows(

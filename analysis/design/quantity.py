@@ -34,14 +34,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from critlab.analysis.fight.model import FIGHT_NAMES
 from critlab.analysis.spec import Spec, SpecError
 from critlab.analysis.spec_error import quoted
 
 # Bounds and targets are compared this loosely: exact probabilities carry float rounding
 # (0.09750000000000003 is 39/400 computed), never a real difference this small.
 TOLERANCE = 1e-12
-# A fight's parameters, which are not the attack's: ``fight(spec, hp=..., ...)``.
-FIGHT_PARAMS = ("hp", "attacks_per_round", "max_rounds")
+# A fight's parameters, which are not the attack's (declared once, by the fight's model).
+FIGHT_PARAMS = FIGHT_NAMES
 
 
 class QuantityError(ValueError):

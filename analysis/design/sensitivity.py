@@ -26,9 +26,9 @@ from critlab.analysis.design import cost
 from critlab.analysis.design.quantity import TOLERANCE, QuantityError, quantities_of, run_fight, snake
 from critlab.analysis.design.tune import param_kind
 from critlab.analysis.fight.exact import Fight
-from critlab.analysis.fight.work import narrowed
 from critlab.analysis.spec import Spec, system_of
 from critlab.analysis.spec_error import quoted
+from critlab.analysis.work import narrowed
 
 COLUMNS = ("param", "quantity", "at", "minus_1", "plus_1")
 

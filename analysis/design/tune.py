@@ -42,9 +42,9 @@ from critlab.analysis.design.quantity import (
     snake,
     split_fight,
 )
-from critlab.analysis.fight.work import no_value
 from critlab.analysis.params import Bool, Choice, Dice, Int, declared
 from critlab.analysis.spec import Spec, SpecError, field_types, system_of
+from critlab.analysis.work import no_value
 
 # Larger grids are almost surely a typo in a range; refused before any work.
 MAX_GRID = 10**5

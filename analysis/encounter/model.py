@@ -38,9 +38,9 @@ from critlab.analysis.encounter.declare import (
 )
 from critlab.analysis.encounter.exact import EncounterResult, exact_encounter
 from critlab.analysis.encounter.tuning import current, with_settings
+from critlab.analysis.encounter.work import encounter_work
 from critlab.analysis.fight.exact import FightResult
 from critlab.analysis.fight.model import result_model
-from critlab.analysis.fight.work import encounter_work
 from critlab.analysis.model import CHOICE, INTEGER, BaseModel, Parameter, model_of
 from critlab.analysis.params import Choice, Int, declared, default_of
 from critlab.analysis.results import SimResult

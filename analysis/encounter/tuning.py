@@ -39,9 +39,10 @@ from critlab.analysis.encounter.declare import (
     Side,
 )
 from critlab.analysis.encounter.exact import LABELS, exact_encounter
-from critlab.analysis.fight.work import check_encounter_grid, narrowed, no_value
+from critlab.analysis.encounter.work import check_encounter_grid
 from critlab.analysis.params import Choice, Int, declared
 from critlab.analysis.spec import SpecError
+from critlab.analysis.work import narrowed, no_value
 
 MAX_GRID = 10**5
 DEFAULT_TOP = 5

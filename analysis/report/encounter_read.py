@@ -17,7 +17,7 @@ metrics) by it::
 Every point is built and its exact chain sized here: a bad file, setting, value or
 quantity, more than :data:`MAX_ENCOUNTER_POINTS` points, a point over the chain's
 10^6-state bound, or a section (or the checks together) whose estimated exact work passes
-the shared budget (:mod:`critlab.analysis.fight.work`, about two minutes) is one
+the shared budget (:mod:`critlab.analysis.work`, about two minutes) is one
 :class:`~critlab.analysis.report.reading.ConfigError` naming the file and key.
 
 >>> flatten({"ogre": {"hp": 60, "defense": {"target_ac": 4}}, "order": "rolled"})
@@ -39,14 +39,15 @@ from critlab.analysis.encounter.declare import Encounter
 from critlab.analysis.encounter.exact import LABELS, STATE_LIMIT, state_count
 from critlab.analysis.encounter.load import load_encounter
 from critlab.analysis.encounter.tuning import quantity_of, setting_kind, with_settings
-from critlab.analysis.fight.work import Work, check_budget, encounter_work
+from critlab.analysis.encounter.work import encounter_work
 from critlab.analysis.report.encounter_words import is_probability, quantity_text, setting_text
 from critlab.analysis.report.reading import ConfigError, Reader, section_id, shown
 from critlab.analysis.spec import SpecError
 from critlab.analysis.spec_error import quoted
+from critlab.analysis.work import Work, check_budget
 
 # Each point is a whole exact chain (up to 10^6 states): a section holds at most this many
-# points, its estimated work within the shared budget (fight.work.BUDGET).
+# points, its estimated work within the shared budget (work.BUDGET).
 MAX_ENCOUNTER_POINTS = 100
 _SHRINK = "fewer values, or smaller encounters (lower hp, a fixed order)"
 DEFAULT_QUANTITIES = ("a_wins", "p_any_down_a")

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-import critlab.analysis.fight.work as work_module
+import critlab.analysis.encounter.work as encounter_work_module
+import critlab.analysis.work as work_module
 from critlab.analysis.design import cost
 from critlab.analysis.design.fight_sweep import sweep_fight
 from critlab.analysis.design.sensitivity import sensitivity
@@ -223,7 +224,7 @@ def test_small_runs_are_accepted():
     assert len(sweep(spec, crit_range=range(1, 6), evasion=range(8, 21))) > 0
     assert len(sweep_fight(spec, hp=30, crit_range=[1, 2, 3], damage=["1d8", "2d6"])) > 0
     enc = load_encounter(PARTY)  # the README's encounter tune, estimated point by point
-    work = work_module.check_encounter_grid(
+    work = encounter_work_module.check_encounter_grid(
         enc, [("ogre.hp", tuple(range(20, 41)))], 21, tuning.with_settings
     )
     assert work.total <= cost.BUDGET

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-import critlab.analysis.fight.work as work_module
+import critlab.analysis.encounter.work as encounter_work_module
+import critlab.analysis.work as work_module
 from critlab.analysis.cli import main as cli
 from critlab.analysis.design.sensitivity import changing, sensitivity
 from critlab.analysis.design.tune import tune_params
@@ -225,7 +226,7 @@ def test_an_encounters_narrowed_sensitivity_fits_its_budget(monkeypatch, duel):
     enc = load_encounter(duel)
     whole = sensitivity_encounter(enc)
     assert whole.param.nunique() > 2
-    monkeypatch.setattr(work_module, "BUDGET", 3 * work_module.encounter_work(enc) * 1.01)
+    monkeypatch.setattr(work_module, "BUDGET", 3 * encounter_work_module.encounter_work(enc) * 1.01)
     with pytest.raises(SpecError, match="parameter encounter"):
         sensitivity_encounter(enc)
     assert set(sensitivity_encounter(enc, only=["rat.hp"]).param) == {"rat.hp"}

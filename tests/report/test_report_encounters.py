@@ -312,7 +312,8 @@ def test_what_changed_says_an_encounter_sections_moves_in_words(tmp_path):
 def test_encounter_checks_share_the_checks_work_budget(tmp_path):
     # each check a 399 hp hero against a 2000 hp rat over up to 10^4 rounds: the first
     # check whose work, with the checks' before it, passes the budget is refused at its key
-    from critlab.analysis.fight.work import BUDGET, encounter_work
+    from critlab.analysis.encounter.work import encounter_work
+    from critlab.analysis.work import BUDGET
 
     duel = DUEL.replace('order = "a-first"', 'order = "a-first"\nmax_rounds = 10000').replace(
         "hp = 1\n", "hp = 2000\n"
