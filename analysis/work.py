@@ -153,16 +153,29 @@ def corners(axes: Sequence[tuple[str, Sequence[Any]]]) -> list[dict[str, Any]]:
     return out[:MAX_PROBES]
 
 
-def check_budget(work: Work, name: str, shrink: str) -> None:
-    """Refuse (``SpecError`` naming ``name``, one line) a run over :data:`BUDGET`, ending
-    with what to shrink (``shrink``: "fewer points or a lower hp", ...)."""
-    if work.total > BUDGET:
+def check_budget(work: Work, name: str, shrink: str, workers: int = 1) -> None:
+    """Refuse (``SpecError`` naming ``name``, one line) a run over :data:`BUDGET` (times
+    ``workers``, the workers of a cluster the points run on), ending with what to shrink
+    (``shrink``: "fewer points or a lower hp", ...).
+
+    >>> check_budget(Work(2 * 10**5, POINT_COST), "vary", "fewer points", workers=2) is None
+    True
+    """
+    budget = BUDGET * max(1, int(workers))
+    if work.total > budget:
+        on = f" on {workers} workers" if workers > 1 else ""
         raise SpecError(
             name,
             f"{work.points:,} points",
             f"need about {work.total:.2g} units of exact work (about {work.per_point:.2g} a point); at most "
-            f"{BUDGET:.2g} in one run (about two minutes); {shrink}",
+            f"{budget:.2g} in one run{on} (about two minutes); {shrink}",
         )
+
+
+def workers_of(client: Any) -> int:
+    """How many workers the Dask ``client``'s scheduler reports (1 without a client): a run
+    of exact points on them may do that many budgets' work in the same time."""
+    return 1 if client is None else max(1, len(client.nthreads()))
 
 
 def narrowed(
@@ -216,6 +229,7 @@ __all__ = [
     "corners",
     "narrowed",
     "no_value",
+    "workers_of",
     "DICE_VALUE_COST",
     "EXPRESSION_COST",
     "POINT_COST",

@@ -1,5 +1,6 @@
 """An encounter's exact work, estimated from its settings alone (in the unit of
-:mod:`critlab.analysis.work`), and a grid of encounters bounded by the shared budget.
+:mod:`critlab.analysis.work`): what its model's ``work()`` answers, so a grid of
+encounters is priced as any model's (:func:`critlab.analysis.design.points.model_work`).
 
 >>> from critlab.analysis.encounter.declare import Combatant, Encounter, Side
 >>> from critlab.analysis.systems import get_system
@@ -12,14 +13,12 @@ True
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Sequence
 from typing import Any
 
 from critlab.analysis.fight.exact import rounds_played
 from critlab.analysis.spec import SpecError
-from critlab.analysis.work import POINT_COST, Work, check_budget, corners
+from critlab.analysis.work import POINT_COST
 
 # An encounter's state moved by one damage value: strided, over arrays of up to 8 MB, it
 # costs ~4 fight units (CPU time of duels of 10-900 hp, a 2 v 1 and the example party
@@ -65,35 +64,4 @@ def encounter_work(enc: Any, *, at_limit: bool = False) -> float:
     return POINT_COST + per_round * rounds
 
 
-# A grid of at most ENUMERATE encounters has each estimated (a few milliseconds each,
-# against at least as many of its own).
-ENUMERATE = 256
-
-
-def check_encounter_grid(
-    enc: Any, axes: Sequence[tuple[str, Sequence[Any]]], points: int, build: Any, name: str = "vary"
-) -> Work:
-    """Refuse (SpecError naming ``name``) ``points`` exact encounters over ``axes``
-    (``(setting, values)``; ``build(enc, point)`` makes a point's encounter) whose
-    estimated work passes :data:`BUDGET`: each point estimated when there are at most
-    :data:`ENUMERATE`, else the mean over the :func:`corners`."""
-    grid = math.prod(len(v) for _, v in axes)
-    every = grid <= ENUMERATE
-    names = [s for s, _ in axes]
-    if every:
-        probes = [dict(zip(names, c, strict=True)) for c in itertools.product(*(v for _, v in axes))]
-    else:
-        probes = corners(axes)
-    costs = []
-    for point in probes:
-        try:
-            costs.append(encounter_work(build(enc, point), at_limit=not every))
-        except (SpecError, ValueError):  # a point the rules refuse costs nothing
-            costs.append(0.0)
-    per = math.fsum(costs) / len(costs) if costs else encounter_work(enc)
-    work = Work(points, per)
-    check_budget(work, name, "use fewer points or smaller encounters (lower hp, fewer attacks)")
-    return work
-
-
-__all__ = ["CALL_COST", "ENUMERATE", "STATE_COST", "check_encounter_grid", "encounter_work"]
+__all__ = ["CALL_COST", "STATE_COST", "encounter_work"]

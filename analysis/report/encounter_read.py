@@ -3,7 +3,7 @@ read and probed before any work.
 
 An encounter file (``critlab encounter FILE``) is named relative to the configuration's
 folder. Its settings (``order``, ``max_rounds``, ``a.targeting``, ``NAME.hp``,
-``NAME.PARAM``, ``NAME.defense.PARAM``; :mod:`critlab.analysis.encounter.tuning`) are
+``NAME.PARAM``, ``NAME.defense.PARAM``; :mod:`critlab.analysis.encounter.settings`) are
 changed by ``set`` (a section) or ``params`` (a check); a section varies one of them over
 ``vary``'s values and draws ``quantities`` (outcome labels, labels joined by ``+``, or
 metrics) by it::
@@ -38,7 +38,7 @@ from typing import Any
 from critlab.analysis.encounter.declare import Encounter
 from critlab.analysis.encounter.exact import LABELS, STATE_LIMIT, state_count
 from critlab.analysis.encounter.load import load_encounter
-from critlab.analysis.encounter.tuning import quantity_of, setting_kind, with_settings
+from critlab.analysis.encounter.settings import quantity_of, setting_kind, with_settings
 from critlab.analysis.encounter.work import encounter_work
 from critlab.analysis.report.encounter_words import is_probability, quantity_text, setting_text
 from critlab.analysis.report.reading import ConfigError, Reader, section_id, shown

@@ -20,7 +20,7 @@ from matplotlib.figure import Figure as MplFigure
 
 from critlab.analysis import style
 from critlab.analysis.encounter.exact import exact_encounter
-from critlab.analysis.encounter.tuning import quantity_of
+from critlab.analysis.encounter.settings import quantity_of
 from critlab.analysis.report.build import Progress, SectionOutput
 from critlab.analysis.report.doc import Details, Figure, Heading, Paragraph, Table, fmt_value
 from critlab.analysis.report.encounter_read import EncounterSection

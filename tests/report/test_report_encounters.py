@@ -20,7 +20,7 @@ import pytest
 from critlab.analysis.cli import main as cli
 from critlab.analysis.encounter.exact import exact_encounter
 from critlab.analysis.encounter.load import load_encounter
-from critlab.analysis.encounter.tuning import with_settings
+from critlab.analysis.encounter.settings import with_settings
 from critlab.analysis.report import build_report
 from critlab.analysis.report.checks import run_checks
 from critlab.analysis.report.config import ConfigError, load_config
