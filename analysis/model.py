@@ -229,6 +229,11 @@ class Model(Protocol):
         """The integer parameters a sensitivity moves one step each way, in order."""
         ...
 
+    def series(self, n: int, sim: SimResult | None = None) -> tuple[tuple[str, float, float | None], ...]:
+        """Up to ``n`` values of its own series beyond its outcomes and metrics (a fight's
+        P(defeated by round r)): ``(name, exact, simulated in sim or None)`` each."""
+        ...
+
     def answers(self) -> Iterator[ExactResult]:
         """The exact results its quantities are read from, in the order a name is looked
         up (a fight: its attack's, then the fight's, computed only when asked for)."""
@@ -312,6 +317,9 @@ class BaseModel:
 
     def answers(self) -> Iterator[ExactResult]:
         yield self.exact()
+
+    def series(self, n: int, sim: SimResult | None = None) -> tuple[tuple[str, float, float | None], ...]:
+        return ()
 
     def polarity(self) -> dict[str, int]:
         return {}

@@ -62,35 +62,57 @@ def exact_points(
     """``read(model.at(**point))`` for each of ``points`` in order, or a :class:`Refused`
     where the rules refuse the point; on ``client`` (a Dask client) in tasks of
     :data:`CHUNK` points, the same list. ``progress``: a bar (``None``: on a terminal)."""
+    tasks = [(model, point, None) for point in points]
+    return _loop(tasks, read, name=name, progress=progress, client=client)
+
+
+def each_model(
+    models: Sequence[Any],
+    read: Callable[[Any, Any], Any],
+    jobs: Sequence[Any],
+    *,
+    name: str = "points",
+    progress: bool | None = None,
+    client: Any = None,
+) -> list[Any]:
+    """``read(model, job)`` for each of ``models`` (already at their points) and its job
+    (what else the point needs: a simulation's options), in order, as
+    :func:`exact_points` answers (a :class:`Refused` where the rules refuse)."""
+    tasks = [(model, None, job) for model, job in zip(models, jobs, strict=True)]
+    return _loop(tasks, read, name=name, progress=progress, client=client)
+
+
+def _loop(
+    tasks: list[tuple], read: Callable[..., Any], *, name: str, progress: Any, client: Any
+) -> list[Any]:
     if client is not None:
         from critlab.kernels.cluster import map_ordered
 
-        chunks = [list(points[i : i + CHUNK]) for i in range(0, len(points), CHUNK)]
-        tasks = [(model, chunk, read) for chunk in chunks]
-        parts = map_ordered(client, _answers, tasks, name=name, progress=progress, unit="chunk")
+        chunks = [(tasks[i : i + CHUNK], read) for i in range(0, len(tasks), CHUNK)]
+        parts = map_ordered(client, _answers, chunks, name=name, progress=progress, unit="chunk")
         return [answer for part in parts for answer in part]
     from critlab.kernels.runner import _progress_bar
 
-    bar = _progress_bar(len(points), progress, name, unit="point")
+    bar = _progress_bar(len(tasks), progress, name, unit="point")
     out = []
     try:
-        for i, point in enumerate(points):
+        for i, task in enumerate(tasks):
             if bar is not None and i and i % BAR_STEP == 0:
                 bar.update(BAR_STEP)
-            out.append(_answer(model, point, read))
+            out.append(_answer(*task, read))
     finally:
         if bar is not None:
             bar.close()
     return out
 
 
-def _answer(model: Any, point: Mapping[str, Any], read: Callable[[Any], Any]) -> Any:
+def _answer(model: Any, point: Mapping[str, Any] | None, job: Any, read: Callable[..., Any]) -> Any:
     try:
-        moved = model.at(**point)
+        moved = model if point is None else model.at(**point)
     except ValueError as exc:  # SpecError included: the rules refuse this point
         return Refused(exc)
     try:
-        return read(moved)
+        return read(moved) if point is not None else read(moved, job)
     except Stop:
         raise
     except ValueError as exc:
@@ -99,8 +121,8 @@ def _answer(model: Any, point: Mapping[str, Any], read: Callable[[Any], Any]) ->
         return Refused(exc)
 
 
-def _answers(model: Any, points: list[Mapping[str, Any]], read: Callable[[Any], Any]) -> list[Any]:
-    return [_answer(model, p, read) for p in points]
+def _answers(tasks: list[tuple], read: Callable[..., Any]) -> list[Any]:
+    return [_answer(*task, read) for task in tasks]
 
 
 class Stop(ValueError):
@@ -148,4 +170,4 @@ def _hit(model: Any) -> float | None:  # the module docstring's question
     return model.value("hit+critical_hit")
 
 
-__all__ = ["CHUNK", "ENUMERATE", "Refused", "Stop", "exact_points", "model_work"]
+__all__ = ["CHUNK", "ENUMERATE", "Refused", "Stop", "each_model", "exact_points", "model_work"]

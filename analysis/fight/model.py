@@ -120,6 +120,21 @@ class FightModel(BaseModel):
         own = tuple(n for n in FIGHT_NAMES if isinstance(self.fight_values.get(n), int))
         return (*self.attack.steps(), *own)
 
+    def series(self, n: int, sim: SimResult | None = None) -> tuple[tuple[str, float, float | None], ...]:
+        """P(defeated by round r), r = 1 .. ``n`` (``defeated_by_round_r``), exact and in ``sim``."""
+        from critlab.analysis.fight.sim import simulated_by_round
+
+        ex = self.exact()
+        rounds = ex.fight.max_rounds
+        return tuple(
+            (
+                f"defeated_by_round_{r}",
+                ex.p_defeated_by(r),
+                None if sim is None else simulated_by_round(sim.tally, rounds, r),
+            )
+            for r in range(1, n + 1)
+        )
+
     def answers(self) -> Iterator[ExactResult]:
         """The attack's exact result, then (when asked for) the fight's."""
         yield self.attack.exact()

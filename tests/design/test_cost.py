@@ -8,11 +8,10 @@ import pytest
 
 import critlab.analysis.work as work_module
 from critlab.analysis.design import cost
-from critlab.analysis.design.fight_sweep import sweep_fight
 from critlab.analysis.design.grid import tune_model
 from critlab.analysis.design.points import model_work
 from critlab.analysis.design.sensitivity import sensitivity, sensitivity_model
-from critlab.analysis.design.sweep import sweep
+from critlab.analysis.design.sweep import sweep, sweep_fight
 from critlab.analysis.design.tune import tune, tune_params
 from critlab.analysis.encounter import model as encounter_model
 from critlab.analysis.encounter.load import load_encounter
