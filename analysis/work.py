@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -153,14 +155,19 @@ def corners(axes: Sequence[tuple[str, Sequence[Any]]]) -> list[dict[str, Any]]:
     return out[:MAX_PROBES]
 
 
-def check_budget(work: Work, name: str, shrink: str, workers: int = 1) -> None:
+def check_budget(work: Work, name: str, shrink: str, workers: int | None = None) -> None:
     """Refuse (``SpecError`` naming ``name``, one line) a run over :data:`BUDGET` (times
-    ``workers``, the workers of a cluster the points run on), ending with what to shrink
-    (``shrink``: "fewer points or a lower hp", ...).
+    ``workers``, the workers of a cluster the points run on; by default those of
+    :func:`on_workers`), ending with what to shrink (``shrink``: "fewer points or a lower
+    hp", ...).
 
     >>> check_budget(Work(2 * 10**5, POINT_COST), "vary", "fewer points", workers=2) is None
     True
+    >>> with on_workers(2):
+    ...     check_budget(Work(2 * 10**5, POINT_COST), "vary", "fewer points") is None
+    True
     """
+    workers = _WORKERS.get() if workers is None else workers
     budget = BUDGET * max(1, int(workers))
     if work.total > budget:
         on = f" on {workers} workers" if workers > 1 else ""
@@ -170,6 +177,21 @@ def check_budget(work: Work, name: str, shrink: str, workers: int = 1) -> None:
             f"need about {work.total:.2g} units of exact work (about {work.per_point:.2g} a point); at most "
             f"{budget:.2g} in one run{on} (about two minutes); {shrink}",
         )
+
+
+# The workers the exact points of a run in progress are computed on (a report's, whose
+# sections, checks and their budgets are read and priced deep below its command).
+_WORKERS: ContextVar[int] = ContextVar("workers", default=1)
+
+
+@contextmanager
+def on_workers(workers: int) -> Iterator[None]:
+    """Within it, every budget is ``workers`` times :data:`BUDGET` (a run on a cluster)."""
+    token = _WORKERS.set(max(1, int(workers)))
+    try:
+        yield
+    finally:
+        _WORKERS.reset(token)
 
 
 def workers_of(client: Any) -> int:
@@ -229,6 +251,7 @@ __all__ = [
     "corners",
     "narrowed",
     "no_value",
+    "on_workers",
     "workers_of",
     "DICE_VALUE_COST",
     "EXPRESSION_COST",

@@ -112,3 +112,59 @@ def test_the_work_budget_is_times_the_workers(client, monkeypatch):
         sensitivity(spec)
     # the scheduler reports two workers: twice the budget, and the same answer
     _same(one, sensitivity(spec, client=client))
+
+
+REPORT = """
+[report]
+name = "cluster"
+trials = 2000
+seed = 7
+
+[[encounters]]
+file = "duel.toml"
+id = "duel"
+title = "Hero against rat"
+vary = { "rat.hp" = [1, 2, 3, 4] }
+quantities = ["a_wins", "mean_rounds"]
+
+[[checks]]
+system = "thac0"
+params = { thac0 = 15, target_ac = 5, hp = 10 }
+quantity = "median_rounds"
+max = 10
+
+[systems.thac0]
+params = { thac0 = 15, target_ac = 5 }
+
+[[systems.thac0.sections]]
+kind = "outcomes_by"
+grid = { target_ac = [0, 2, 4, 6] }
+
+[[systems.thac0.sections]]
+kind = "metric_by"
+metrics = ["mean_rounds"]
+grid = { to_hit = [0, 1, 2] }
+fight = { hp = 12 }
+
+[[systems.thac0.sections]]
+kind = "validation"
+"""
+
+
+def _summary(folder: Path) -> dict:
+    summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    return {k: summary[k] for k in ("metrics", "checks")}
+
+
+def test_a_report_on_the_cluster_is_the_local_one(client, capsys, duel, tmp_path):
+    config = tmp_path / "cluster.toml"
+    config.write_text(REPORT, encoding="utf-8")
+    base = ("report", "--config", str(config), "--no-progress", "--out")
+    assert main([*base, str(tmp_path / "here")]) == 0
+    assert main([*base, str(tmp_path / "there"), "--scheduler", client.scheduler.address]) == 0
+    capsys.readouterr()
+    here, there = _summary(tmp_path / "here"), _summary(tmp_path / "there")
+    assert here == there and any(k.startswith("encounters/duel/") for k in here["metrics"])
+    for name in ("encounters--duel.csv",):
+        csv = [(tmp_path / f / "tables" / name).read_text(encoding="utf-8") for f in ("here", "there")]
+        assert csv[0] == csv[1]
