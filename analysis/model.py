@@ -32,7 +32,7 @@ critlab.analysis.spec.SpecError: parameter crit_threshold = 25: must be an integ
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -194,6 +194,8 @@ class Model(Protocol):
     title: str
     parameters: tuple[Parameter, ...]
     ordered: bool
+    shrink: str  # what to make smaller when many of its points are over the work budget
+    work_name: str  # what an error of its work budget names (what is too large)
 
     @property
     def point(self) -> dict[str, Any]:
@@ -217,8 +219,24 @@ class Model(Protocol):
         """A simulation at this point under ``run`` (trials, seed, threads, progress, client)."""
         ...
 
-    def work(self) -> float:
-        """The estimated units of work of :meth:`exact` (:mod:`critlab.analysis.work`)."""
+    def work(self, bounded: bool = False) -> float:
+        """The estimated units of work of :meth:`exact` (:mod:`critlab.analysis.work`);
+        0.0 past its engine's bound (refused before any work), or with ``bounded`` the
+        work at that bound (a grid's corner past it stands for the points just inside)."""
+        ...
+
+    def steps(self) -> tuple[str, ...]:
+        """The integer parameters a sensitivity moves one step each way, in order."""
+        ...
+
+    def series(self, n: int, sim: SimResult | None = None) -> tuple[tuple[str, float, float | None], ...]:
+        """Up to ``n`` values of its own series beyond its outcomes and metrics (a fight's
+        P(defeated by round r)): ``(name, exact, simulated in sim or None)`` each."""
+        ...
+
+    def answers(self) -> Iterator[ExactResult]:
+        """The exact results its quantities are read from, in the order a name is looked
+        up (a fight: its attack's, then the fight's, computed only when asked for)."""
         ...
 
     def unused(self) -> frozenset[str]:
@@ -250,6 +268,10 @@ class BaseModel:
     title: str = ""
     parameters: tuple[Parameter, ...] = ()
     ordered: bool = False
+    shrink: str = "smaller dice"
+    work_name: str = "spec"
+    # what a sensitivity's steps and quantities are, in the error of a name that is neither
+    words: tuple[str, str] = ("an integer parameter with a value", "an outcome or metric")
     _values: dict[str, Any]
 
     @property
@@ -284,6 +306,20 @@ class BaseModel:
     def unused(self) -> frozenset[str]:
         point = self.point
         return frozenset(p.name for p in self.parameters if not p.used(point))
+
+    def steps(self) -> tuple[str, ...]:
+        point, unused = self.point, self.unused()
+        return tuple(
+            p.name
+            for p in self.parameters
+            if p.kind == INTEGER and point[p.name] is not None and p.name not in unused
+        )
+
+    def answers(self) -> Iterator[ExactResult]:
+        yield self.exact()
+
+    def series(self, n: int, sim: SimResult | None = None) -> tuple[tuple[str, float, float | None], ...]:
+        return ()
 
     def polarity(self) -> dict[str, int]:
         return {}

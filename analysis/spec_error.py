@@ -65,6 +65,17 @@ class SpecError(ValueError):
         self.name, self.value, self.allowed = name, value, allowed
         super().__init__(f"parameter {shown(name)} = {shown(value)}: {allowed}")  # a typed name may be long
 
+    def __reduce__(self) -> tuple:
+        # as it is, line and fields: a refusal computed on a Dask worker comes back whole
+        return (_rebuilt, (type(self), self.args, dict(self.__dict__)))
+
+
+def _rebuilt(cls: type, args: tuple, state: dict) -> SpecError:
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
 
 class MissingParameter(SpecError):
     """A required parameter that was not given: named for what it is, not as a value.

@@ -18,10 +18,10 @@ from critlab.analysis.design.cost import point_work
 from critlab.analysis.design.quantity import Quantity
 from critlab.analysis.encounter.load import load_encounter
 from critlab.analysis.encounter.model import EncounterModel, as_model, model_named
-from critlab.analysis.encounter.tuning import integer_settings, setting_kind, with_settings
+from critlab.analysis.encounter.settings import integer_settings, setting_kind, with_settings
+from critlab.analysis.encounter.work import encounter_work
 from critlab.analysis.fight.exact import Fight, fight
 from critlab.analysis.fight.model import FIGHT_NAMES, FightModel
-from critlab.analysis.fight.work import encounter_work
 from critlab.analysis.model import KINDS, Model, kind_of, model_of
 from critlab.analysis.params import Choice, Int, declared, default_of
 from critlab.analysis.run import RunOptions

@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from critlab.analysis.cli.args import _add_system_params, _flag
+from critlab.analysis.cli.args import _add_system_params, _cluster, _flag
 from critlab.analysis.design.quantity import (
     Quantity,
     fight_params_of,
@@ -100,6 +100,7 @@ def add_parsers(subparsers: Any, mechanics: Sequence[Any] = ()) -> None:
             else:
                 add_narrowing(sp, "PARAM", "the integer parameters to perturb (default: every one)")
             sp.add_argument("--json", action="store_true", help="print the JSON of docs/rules.md")
+            add_scheduler(sp)
             _add_params(sp, system, shared)
 
 
@@ -108,6 +109,16 @@ def add_narrowing(parser: argparse.ArgumentParser, metavar: str, what: str) -> N
     parser.add_argument("--only", metavar=f"{metavar}[,{metavar}...]", help=what)
     parser.add_argument(
         "--quantities", metavar="Q[,Q...]", help="the outcomes and metrics to report (default: every one)"
+    )
+
+
+def add_scheduler(parser: argparse.ArgumentParser) -> None:
+    """``--scheduler``: the exact points on a Dask cluster (the answers are the local ones)."""
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS|local",
+        help="compute the exact points on the Dask scheduler at ADDRESS, or on a local 2-process "
+        "cluster (the same answers; the work budget times its workers)",
     )
 
 
@@ -300,7 +311,8 @@ def _tune(args: argparse.Namespace) -> int:
     target = parse_target(goal)
     top = _top(args.top)
     progress = False if args.no_progress else None
-    df = tune_params(system, given, vary=vary, target=target, top=top, progress=progress)
+    with _cluster(args.scheduler) as client:
+        df = tune_params(system, given, vary=vary, target=target, top=top, progress=progress, client=client)
     a = df.attrs
     line = skipped_line("tune", a)
     if line:
@@ -339,7 +351,8 @@ def _sensitivity(args: argparse.Namespace) -> int:
     spec_params, fight = split_fight(system, _given(system, args))
     spec = system.make_spec(**spec_params)
     only, quantities = names_list("--only", args.only), names_list("--quantities", args.quantities)
-    df = sensitivity(spec, fight=fight, only=only, quantities=quantities)
+    with _cluster(args.scheduler) as client:
+        df = sensitivity(spec, fight=fight, only=only, quantities=quantities, client=client)
     if args.json:
         out: dict[str, Any] = {"system": system.name, "params": spec.params()}
         if fight:
@@ -376,6 +389,7 @@ __all__ = [
     "COMMANDS",
     "add_narrowing",
     "add_parsers",
+    "add_scheduler",
     "names_list",
     "parse_target",
     "parse_vary",

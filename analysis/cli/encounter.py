@@ -153,12 +153,15 @@ def _design_parser(command: str) -> argparse.ArgumentParser:
 
         add_narrowing(p, "SETTING", "the integer settings to perturb (default: every one)")
     p.add_argument("--json", action="store_true", help="print the JSON")
+    from critlab.analysis.cli.design import add_scheduler
+
+    add_scheduler(p)
     return p
 
 
 def _vary(enc: Any, texts: list[str]) -> dict[str, Any]:
     from critlab.analysis.cli.design import vary_values
-    from critlab.analysis.encounter.tuning import setting_kind
+    from critlab.analysis.encounter.settings import setting_kind
 
     out: dict[str, Any] = {}
     for text in texts:
@@ -178,18 +181,21 @@ def run_design(argv: list[str]) -> int:
     [--json]`` and ``critlab sensitivity FILE.toml [--json]``."""
     import math
 
-    from critlab.analysis.cli.args import _print_json
+    from critlab.analysis.cli.args import _cluster, _print_json
     from critlab.analysis.encounter.load import load_encounter
-    from critlab.analysis.encounter.tuning import sensitivity_encounter, tune_encounter
+    from critlab.analysis.encounter.model import EncounterModel
 
     command = argv[0]
     args = _design_parser(command).parse_args(argv[1:])
     enc = load_encounter(args.file)
+    model = EncounterModel(enc)
     if command == "sensitivity":
         from critlab.analysis.cli.design import names_list, print_sensitivity
+        from critlab.analysis.design.sensitivity import sensitivity_model
 
         only, quantities = names_list("--only", args.only), names_list("--quantities", args.quantities)
-        df = sensitivity_encounter(enc, only=only, quantities=quantities)
+        with _cluster(args.scheduler) as client:
+            df = sensitivity_model(model, only=only, quantities=quantities, client=client)
         if args.json:
             rows = [
                 {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
@@ -211,7 +217,11 @@ def run_design(argv: list[str]) -> int:
     top = 5 if args.top is None else int(args.top) if args.top.isdigit() and int(args.top) >= 1 else None
     if top is None:
         raise SpecError("top", args.top, "must be a positive integer")
-    df = tune_encounter(enc, vary=_vary(enc, args.vary), target=(quantity.strip(), goal), top=top)
+    from critlab.analysis.design.grid import tune_model
+
+    vary = _vary(enc, args.vary)
+    with _cluster(args.scheduler) as client:
+        df = tune_model(model, vary=vary, target=(quantity.strip(), goal), top=top, client=client)
     a = df.attrs
     from critlab.analysis.cli.design import skipped_line
 

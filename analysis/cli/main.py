@@ -8,6 +8,7 @@
                             [--json]
     critlab dice     EXPR [--json]
     critlab report   [--config FILE] [--out DIR] [--force] [--trials N] [--seed S] [--baseline FILE]
+                     [--scheduler ADDRESS|local]
 
 Exit status: 0 done; 1 a validation failed (the output is still complete); 2 bad input
 or a failure to run (bad parameter, dice expression, output path or scheduler, a full
@@ -162,6 +163,12 @@ def _build_parser(
     report.add_argument("--seed", help="seed (overrides the configuration)")
     report.add_argument("--baseline", help="an earlier summary.json to compare against")
     report.add_argument("--no-progress", action="store_true")
+    report.add_argument(
+        "--scheduler",
+        metavar="ADDRESS|local",
+        help="compute the exact points on the Dask scheduler at ADDRESS, or on a local 2-process "
+        "cluster (the same report; every work budget times its workers)",
+    )
     return parser
 
 

@@ -21,10 +21,10 @@ the estimate is the same on every machine. A point costs:
 - a fight: :func:`critlab.analysis.fight.exact.estimate_work` (the attack's exact damage is
   computed for it, which is the dice work above);
 - an encounter: its states times each round's attacks times their damage values, over the
-  rounds it is expected to last (:func:`critlab.analysis.fight.work.encounter_work`).
+  rounds it is expected to last (:func:`critlab.analysis.encounter.work.encounter_work`).
 
-The unit, :data:`BUDGET` and :func:`check_budget` are :mod:`critlab.analysis.fight.work`'s
-(re-exported here), where encounter tuning, below the designer's tools, reads them too.
+The unit, :data:`BUDGET` and :func:`check_budget` are :mod:`critlab.analysis.work`'s
+(re-exported here), where every kind of model estimates its own work.
 
 >>> from critlab.analysis.systems import get_system
 >>> spec = get_system("thac0").make_spec(thac0=15, target_ac=5)
@@ -43,26 +43,23 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from critlab.analysis.fight.work import (
-    BUDGET,
-    MAX_PROBES,
-    STATE_COST,
-    Work,
-    check_budget,
-    corners,
-    encounter_work,
-)
 from critlab.analysis.params import Dice, declared, default_of
 from critlab.analysis.spec import Spec, SpecError
 
-# A point's own work is the foundations' (every kind of model estimates its own there).
+# A point's own work and the run's budget are the foundations' (every kind of model
+# estimates its own work where it lives).
 from critlab.analysis.work import (
+    BUDGET,
     DICE_VALUE_COST,
     EXPRESSION_COST,
+    MAX_PROBES,
     POINT_COST,
     STEP_COST,
     SUM_COST,
     VALUE_COST,
+    Work,
+    check_budget,
+    corners,
     dice_of,
     dice_work,
     spec_work,
@@ -194,7 +191,6 @@ def dice_once(values: Iterable[Any]) -> float:
 __all__ = [
     "BUDGET",
     "POINT_COST",
-    "STATE_COST",
     "VALUE_COST",
     "DICE_VALUE_COST",
     "EXPRESSION_COST",
@@ -210,7 +206,6 @@ __all__ = [
     "dice_once",
     "points_work",
     "dice_work",
-    "encounter_work",
     "fight_work",
     "point_work",
     "spec_work",

@@ -34,18 +34,21 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from critlab.analysis.design.points import Stop
+from critlab.analysis.fight.model import FIGHT_NAMES
 from critlab.analysis.spec import Spec, SpecError
 from critlab.analysis.spec_error import quoted
 
 # Bounds and targets are compared this loosely: exact probabilities carry float rounding
 # (0.09750000000000003 is 39/400 computed), never a real difference this small.
 TOLERANCE = 1e-12
-# A fight's parameters, which are not the attack's: ``fight(spec, hp=..., ...)``.
-FIGHT_PARAMS = ("hp", "attacks_per_round", "max_rounds")
+# A fight's parameters, which are not the attack's (declared once, by the fight's model).
+FIGHT_PARAMS = FIGHT_NAMES
 
 
-class QuantityError(ValueError):
-    """A quantity that the spec does not report (names it and lists what is reported)."""
+class QuantityError(Stop):
+    """A quantity that the spec does not report (names it and lists what is reported):
+    an error of the question, so a loop over points stops at it."""
 
 
 def snake(name: str) -> str:
@@ -222,6 +225,18 @@ class Quantity:
             return None if math.isnan(v) else v
         probs = _outcome_probs(source)
         return float(sum(probs[i] for i in where.indices))
+
+    def read(self, model: Any) -> float | None:
+        """The quantity's value at ``model`` (any :class:`~critlab.analysis.model.Model`),
+        looked up in its exact results in order (a fight's attack first: its fight is
+        computed only for a quantity of the fight's); a QuantityError where none has it."""
+        seen = []
+        for result in model.answers():
+            seen.append(result)
+            found = self._match(tuple(result.labels), tuple(result.metrics), "attack")
+            if found is not None:
+                return self.value_of(result) if len(seen) == 1 else self.value_of(seen[0], result)
+        raise QuantityError(self._unknown(seen[0], seen[1] if len(seen) > 1 else None))
 
     def value(self, spec: Spec, fight: Mapping[str, Any] | None = None) -> float | None:
         """The quantity's exact value at ``spec`` (with ``fight``: hp, ... of a fight)."""

@@ -17,32 +17,21 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from critlab.analysis.design import cost
-from critlab.analysis.design.quantity import TOLERANCE, QuantityError, quantities_of, run_fight, snake
-from critlab.analysis.design.tune import param_kind
-from critlab.analysis.fight.exact import Fight
-from critlab.analysis.fight.work import narrowed
+from critlab.analysis.design.points import Refused, exact_points
+from critlab.analysis.design.quantity import TOLERANCE, QuantityError, snake
+from critlab.analysis.model import model_of
 from critlab.analysis.spec import Spec, system_of
 from critlab.analysis.spec_error import quoted
+from critlab.analysis.work import narrowed, workers_of
 
 COLUMNS = ("param", "quantity", "at", "minus_1", "plus_1")
-
-
-def _values(result: Any, fight_result: Any, names: list[tuple[str, str, str]]) -> list[float | None]:
-    out: list[float | None] = []
-    for name, kind, source in names:
-        r = result if source == "attack" else fight_result
-        if kind == "outcome":
-            out.append(float(r.outcomes[name]))
-        else:
-            v = r.metrics.get(name)
-            out.append(None if v is None or np.isnan(float(v)) else float(v))
-    return out
 
 
 def _system(spec: Spec) -> Any:
@@ -53,14 +42,22 @@ def check_work(spec: Spec, fight: Mapping[str, Any], points: int) -> None:
     """Refuse (SpecError, one line) a sensitivity whose estimated exact work passes
     :data:`critlab.analysis.design.cost.BUDGET`: ``points`` points, each costing at most
     the spec's own with every fight parameter one higher (a fight grows with each)."""
+    cost.check_budget(_spec_work(spec, fight, points), "hp" if fight else "spec", _SHRINK)
+
+
+_SHRINK = "a lower hp, fewer attacks_per_round or max_rounds"
+
+
+def _spec_work(spec: Spec, fight: Mapping[str, Any], points: int) -> cost.Work:
     worst = {k: v + 1 if isinstance(v, int) else v for k, v in fight.items()} if fight else None
     if worst is not None:
+        from critlab.analysis.fight.exact import Fight
+
         try:
             Fight(**worst)
         except ValueError:  # at a bound, the neighbour is refused: the spec's own is the most
             worst = dict(fight)
-    work = cost.Work(points, cost.point_work(spec, worst))
-    cost.check_budget(work, "hp" if fight else "spec", "a lower hp, fewer attacks_per_round or max_rounds")
+    return cost.Work(points, cost.point_work(spec, worst))
 
 
 def sensitivity(
@@ -69,6 +66,7 @@ def sensitivity(
     fight: Mapping[str, Any] | None = None,
     only: Iterable[str] | None = None,
     quantities: Iterable[str] | None = None,
+    client: Any = None,
 ) -> pd.DataFrame:
     """Every outcome probability and metric at ``spec`` and at each integer parameter ± 1.
 
@@ -85,6 +83,8 @@ def sensitivity(
         their order); the work is theirs alone.
     quantities
         The quantities to report (outcome labels and metrics), a subset of those below.
+    client
+        A Dask client: the neighbours are computed on its workers (the same frame).
 
     Returns
     -------
@@ -100,42 +100,76 @@ def sensitivity(
         Before any point is computed, when its points' estimated exact work passes
         :data:`critlab.analysis.design.cost.BUDGET` (a fight of very large hp).
     """
-    system = _system(spec)
+    _system(spec)
     if fight is not None and not isinstance(fight, Mapping):
         raise TypeError(f"fight must be a mapping such as {{'hp': 30}}, got {type(fight).__name__}")
     fight = dict(fight or {})
-    params = [n for n, v in spec.params().items() if v is not None and param_kind(system, n)[0] == "int"]
-    params += [n for n in fight if isinstance(fight[n], int)]
-    params = narrowed(params, only, "an integer parameter with a value")
-    check_work(spec, fight, 1 + 2 * len(params))
-    here = system.exact(spec)
-    here_fight = run_fight(spec, fight) if fight else None
-    names = quantities_of(here, here_fight)
+    model = model_of(spec)
+    if fight:
+        from critlab.analysis.fight.model import FightModel
+
+        model = FightModel.of(model, **fight)
+    return sensitivity_model(
+        model,
+        only=only,
+        quantities=quantities,
+        client=client,
+        budget=(_SHRINK, lambda n: _spec_work(spec, fight, n)),
+    )
+
+
+def sensitivity_model(
+    model: Any,
+    *,
+    only: Iterable[str] | None = None,
+    quantities: Iterable[str] | None = None,
+    client: Any = None,
+    budget: tuple[str, Any] | None = None,
+) -> pd.DataFrame:
+    """Every quantity of any model at its point and at each of its
+    :meth:`~critlab.analysis.model.Model.steps` one lower and one higher (NaN where the
+    rules refuse the neighbour or the quantity is null): the frame of :func:`sensitivity`.
+
+    ``only`` and ``quantities`` narrow the parameters and the quantities (the model's
+    ``words`` say what each is, in the error of a name that is not one). The points' work is priced
+    first, in an error naming the model's ``work_name`` (``budget``: what to shrink and
+    the work of ``n`` points; by default each the model's own work), times the workers of
+    ``client``, the Dask client the neighbours are computed on.
+
+    >>> from critlab.analysis.systems import get_system
+    >>> df = sensitivity_model(get_system("thac0").model().at(thac0=15, target_ac=5), only=["to_hit"])
+    >>> df[df.quantity == "hit"][["at", "minus_1", "plus_1"]].round(12).values.tolist()
+    [[0.5, 0.45, 0.55]]
+    """
+    params = narrowed(list(model.steps()), only, model.words[0])
+    points = 1 + 2 * len(params)
+    shrink, work = budget or (f"use fewer points or {model.shrink}", None)
+    spent = work(points) if work is not None else cost.Work(points, model.work())
+    cost.check_budget(spent, model.work_name, shrink, workers_of(client))
+    names = list(model.quantities())
     if quantities is not None:
-        keep = set(narrowed([n for n, _, _ in names], quantities, "an outcome or metric", "quantities"))
-        names = [q for q in names if q[0] in keep]
-    at = _values(here, here_fight, names)
+        keep = set(narrowed(names, quantities, model.words[1], "quantities"))
+        names = [q for q in names if q in keep]
+    at = _values(model, names)
+    point = model.point
+    moves = [{p: point[p] + step} for p in params for step in (-1, 1)]
+    read = partial(_values, names=names)
+    answers = exact_points(
+        model, moves, read, name=f"sensitivity {model.name}", client=client, progress=False
+    )
+    sides = [[None] * len(names) if isinstance(a, Refused) else a for a in answers]
     rows = []
-    for p in params:
-        sides = []
-        for step in (-1, 1):
-            try:
-                if p in fight:
-                    s, f = spec, {**fight, p: fight[p] + step}
-                else:
-                    s, f = spec.replace(**{p: getattr(spec, p) + step}), fight
-                r = system.exact(s)
-                sides.append(_values(r, run_fight(s, f) if f else None, names))
-            except QuantityError:
-                raise
-            except ValueError:  # SpecError included: the rules refuse this neighbour
-                sides.append([None] * len(names))
-        for i, (name, _, _) in enumerate(names):
-            rows.append((p, name, at[i], sides[0][i], sides[1][i]))
+    for k, p in enumerate(params):
+        lo, hi = sides[2 * k], sides[2 * k + 1]
+        rows += [(p, q, at[i], lo[i], hi[i]) for i, q in enumerate(names)]
     df = pd.DataFrame(rows, columns=list(COLUMNS))
     for col in ("at", "minus_1", "plus_1"):
         df[col] = df[col].astype(float)
     return df
+
+
+def _values(model: Any, names: list[str]) -> list[float | None]:
+    return [model.value(q) for q in names]
 
 
 def effects(data: pd.DataFrame, quantity: str) -> pd.DataFrame:
@@ -231,4 +265,4 @@ def changing(data: pd.DataFrame) -> pd.DataFrame:
     return data[~(same("minus_1") & same("plus_1"))]
 
 
-__all__ = ["COLUMNS", "changing", "check_work", "effects", "sensitivity", "tornado"]
+__all__ = ["COLUMNS", "changing", "check_work", "effects", "sensitivity", "sensitivity_model", "tornado"]

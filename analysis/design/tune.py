@@ -25,6 +25,7 @@ import math
 import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,6 +35,8 @@ if TYPE_CHECKING:  # pandas is imported where the frame is made: the command lin
 
 from critlab.analysis.design import cost
 from critlab.analysis.design.cost import spec_work
+from critlab.analysis.design.grid import DEFAULT_TOP, MAX_GRID, check_goal, grid_of, nearest
+from critlab.analysis.design.points import Refused, exact_points
 from critlab.analysis.design.quantity import (
     Quantity,
     QuantityError,
@@ -42,15 +45,10 @@ from critlab.analysis.design.quantity import (
     snake,
     split_fight,
 )
-from critlab.analysis.fight.work import no_value
 from critlab.analysis.params import Bool, Choice, Dice, Int, declared
 from critlab.analysis.spec import Spec, SpecError, field_types, system_of
-
-# Larger grids are almost surely a typo in a range; refused before any work.
-MAX_GRID = 10**5
-DEFAULT_TOP = 5
-# The progress bar advances once per this many points (a bar update costs more than a point).
-_BAR_STEP = 250
+from critlab.analysis.systems.model import SystemModel
+from critlab.analysis.work import workers_of
 
 
 @dataclass(frozen=True)
@@ -199,17 +197,15 @@ def tune_params(
     target: tuple[str, float],
     top: int = DEFAULT_TOP,
     progress: bool | None = None,
+    client: Any = None,
 ) -> pd.DataFrame:
     """:func:`tune` from plain parameters (the command line's): ``params`` need not make
     a valid spec by themselves (a required parameter may be varied); fight parameters
-    (``hp``, ...) among them or in ``vary`` make the fight's quantities available."""
-    quantity, goal = target
-    q = Quantity(system, quantity)
-    if isinstance(goal, bool) or not isinstance(goal, (int, float)) or not math.isfinite(goal):
-        raise SpecError("target", goal, "must be a finite number")
-    goal = float(goal)
-    if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= MAX_GRID:
-        raise SpecError("top", top, f"must be an integer in 1..{MAX_GRID}")
+    (``hp``, ...) among them or in ``vary`` make the fight's quantities available. Each
+    point is the model's (:func:`~critlab.analysis.design.points.exact_points`: the
+    system's, or its fight's), on the Dask ``client``'s workers when given."""
+    q = Quantity(system, target[0])
+    _, goal = check_goal(target, top)
     params = {snake(k): v for k, v in params.items()}
     known = known_params(system)
     for name in params:
@@ -220,7 +216,6 @@ def tune_params(
     # sized before anything is built: 0..10^9 is refused without listing a billion values
     _check_size({k: len(v) for k, v in vary.items() if hasattr(v, "__len__")})
     axes = check_axes(system, params, vary)
-    shape = tuple(len(a.values) for a in axes)
     n = _check_size({a.name: len(a.values) for a in axes})
     names = [a.name for a in axes]
     fixed = {k: v for k, v in params.items() if k not in names}
@@ -232,76 +227,50 @@ def tune_params(
     if fight_base:
         check_fight(fight_base)
     words_varied = any(not a.fight and param_kind(system, a.name)[0] != "int" for a in axes)
-    grid_work(system, q, spec_base, fight_base, axes, n)  # over the budget: refused before any work
+    workers = workers_of(client)
+    grid_work(system, q, spec_base, fight_base, axes, n, workers)  # over the budget: refused before any work
 
-    values = np.full(n, np.nan)
-    refused = null = 0
-    first_refusal: str | None = None
-    first_spec: Spec | None = None
-    is_fight = [a.fight for a in axes]
-    make, exact = system.spec, system.exact
-    from critlab.kernels.runner import _progress_bar
+    model: Any = SystemModel(system, spec_base)
+    if fight_base or any(a.fight for a in axes):
+        from critlab.analysis.fight.model import FightModel
 
-    bar = _progress_bar(n, progress, f"tune {system.name}", unit="point")
-    try:
-        for i, combo in enumerate(itertools.product(*(a.values for a in axes))):
-            if bar is not None and i and i % _BAR_STEP == 0:
-                bar.update(_BAR_STEP)
-            kw = spec_base.copy()
-            fight = fight_base.copy() if fight_base or any(is_fight) else None
-            for name, v, f in zip(names, combo, is_fight, strict=True):
-                (fight if f else kw)[name] = v
-            try:
-                spec = make(**kw)
-                result = exact(spec)
-                fight_result = q.needs_fight(result, fight, spec)
-            except QuantityError:
-                raise
-            except ValueError as exc:  # SpecError included: the rules refuse this point
-                if isinstance(exc, SpecError) and exc.name == "system":
-                    raise  # the system cannot fight at all: no point can
-                refused += 1
-                first_refusal = first_refusal or f"at {_where(names, combo)}: {exc}"
-                continue
-            try:
-                v = q.value_of(result, fight_result)
-            except QuantityError:
-                if not words_varied:  # the same labels at every point: a typo, not a mode
-                    raise
-                v = None
-            if v is None:
-                null += 1
-                continue
-            values[i] = v
-            first_spec = first_spec or spec
-    finally:
-        if bar is not None:
-            bar.close()
-
-    found = np.flatnonzero(~np.isnan(values))
-    if not len(found):  # every point skipped: the grid answers nothing
-        raise no_value(n, refused, null, q.name, first_refusal)
-    key = np.round(np.abs(values[found] - goal), 12)  # differences below 1e-12 are ties
-    best = found[np.argsort(key, kind="stable")][:top]
-    coords = np.unravel_index(best, shape) if len(best) else [[] for _ in axes]
-    columns: dict[str, Any] = {a.name: [a.values[c] for c in coords[j]] for j, a in enumerate(axes)}
-    columns["value"] = values[best]
-    columns["error"] = values[best] - goal
-    import pandas as pd
-
-    df = pd.DataFrame(columns)
+        model = FightModel(model, fight_base)
+    read = partial(_read, quantity=q, lenient=words_varied)
+    grid = [(a.name, a.values) for a in axes]
+    answers = exact_points(
+        model, grid_of(grid), read, name=f"tune {system.name}", progress=progress, client=client
+    )
+    df = nearest(grid, answers, q.name, goal, top)
+    first_spec = _first_spec(system, spec_base, axes, answers)
     df.attrs.update(
         system=system.name,
         params=_fixed_params(system, params, first_spec, names),
         fight={k: v for k, v in fight_base.items()},
-        target={"quantity": q.name, "value": goal},
-        points=n,
-        skipped=refused + null,
-        refused=refused,
-        null=null,
-        first_refusal=first_refusal,
     )
     return df
+
+
+def _read(model: Any, quantity: Quantity, lenient: bool) -> float | None:
+    """The quantity at a point; where the labels differ between points (a mode varied), a
+    quantity one point's mode lacks is null there."""
+    try:
+        return quantity.read(model)
+    except QuantityError:
+        if not lenient:  # the same labels at every point: a typo, not a mode
+            raise
+        return None
+
+
+def _first_spec(
+    system: Any, spec_base: Mapping[str, Any], axes: list[Axis], answers: list[Any]
+) -> Spec | None:
+    """The spec of the first point with a value (the fixed parameters are read from it)."""
+    for i, answer in enumerate(answers):
+        if answer is not None and not isinstance(answer, Refused) and not math.isnan(answer):
+            coords = np.unravel_index(i, [len(a.values) for a in axes])
+            kw = {a.name: a.values[c] for a, c in zip(axes, coords, strict=True) if not a.fight}
+            return system.spec(**{**spec_base, **kw})
+    return None
 
 
 def grid_work(
@@ -311,6 +280,7 @@ def grid_work(
     fight_base: Mapping[str, Any],
     axes: list[Axis],
     n: int,
+    workers: int = 1,
 ) -> cost.Work:
     """The grid's estimated exact work (:mod:`critlab.analysis.design.cost`): the mean
     over its corners (:func:`~critlab.analysis.design.cost.corners`) times its points,
@@ -334,7 +304,7 @@ def grid_work(
         probes.append((spec, fight, spec_work(spec) if spec is not None else (cost.POINT_COST, 0.0)))
     once = cost.dice_once(varied) + max(o for _, _, (_, o) in probes)
     work = cost.Work(n, math.fsum(p for _, _, (p, _) in probes) / len(probes), once)
-    cost.check_budget(work, "vary", shrink)
+    cost.check_budget(work, "vary", shrink, workers)
     if not fight_base and not any(a.fight for a in axes):
         return work
     costs = []
@@ -347,7 +317,7 @@ def grid_work(
             pass
         costs.append(p)
     work = cost.Work(n, math.fsum(costs) / len(costs), once)
-    cost.check_budget(work, "vary", shrink + ", a lower hp, fewer attacks_per_round or max_rounds")
+    cost.check_budget(work, "vary", shrink + ", a lower hp, fewer attacks_per_round or max_rounds", workers)
     return work
 
 
@@ -384,6 +354,7 @@ def tune(
     top: int = DEFAULT_TOP,
     fight: Mapping[str, Any] | None = None,
     progress: bool | None = None,
+    client: Any = None,
 ) -> pd.DataFrame:
     """The grid points whose exact quantity is nearest ``target``.
 
@@ -407,6 +378,9 @@ def tune(
         and metrics become quantities, and these may be varied too.
     progress
         A progress bar: ``True`` always, ``False`` never, ``None`` on a terminal.
+    client
+        A Dask client: the points are computed on its workers (the same frame as here;
+        the work budget times its workers).
 
     Returns
     -------
@@ -422,7 +396,13 @@ def tune(
         raise TypeError(f"vary must be a mapping of parameter names to values, got {type(vary).__name__}")
     params = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)}
     return tune_params(
-        system, {**params, **(fight or {})}, vary=vary, target=target, top=top, progress=progress
+        system,
+        {**params, **(fight or {})},
+        vary=vary,
+        target=target,
+        top=top,
+        progress=progress,
+        client=client,
     )
 
 

@@ -271,7 +271,8 @@ def exact_encounter(enc: Encounter) -> EncounterResult:
     (True, 0.0)
     """
     chain = chain_of(enc)
-    from critlab.analysis.fight.work import BUDGET, encounter_work
+    from critlab.analysis.encounter.work import encounter_work
+    from critlab.analysis.work import BUDGET
 
     work = encounter_work(enc)
     if work > BUDGET:

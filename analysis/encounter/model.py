@@ -1,7 +1,7 @@
 """An encounter as a :class:`~critlab.analysis.model.Model`, its settings as dotted
 parameters, and the one reader of a model's name (:func:`model_named`).
 
-The parameters are the settings :mod:`critlab.analysis.encounter.tuning` varies: group
+The parameters are the settings :mod:`critlab.analysis.encounter.settings` varies: group
 ``encounter`` holds ``order``, ``max_rounds``, ``a.targeting`` and ``b.targeting``; each
 combatant's group (its name) holds ``NAME.hp``, ``NAME.attacks``, ``NAME.initiative``, its
 attack's declared parameters ``NAME.PARAM`` (but those every enemy's ``defense`` sets) and
@@ -37,10 +37,10 @@ from critlab.analysis.encounter.declare import (
     Encounter,
 )
 from critlab.analysis.encounter.exact import EncounterResult, exact_encounter
-from critlab.analysis.encounter.tuning import current, with_settings
+from critlab.analysis.encounter.settings import current, integer_settings, with_settings
+from critlab.analysis.encounter.work import encounter_work
 from critlab.analysis.fight.exact import FightResult
 from critlab.analysis.fight.model import result_model
-from critlab.analysis.fight.work import encounter_work
 from critlab.analysis.model import CHOICE, INTEGER, BaseModel, Parameter, model_of
 from critlab.analysis.params import Choice, Int, declared, default_of
 from critlab.analysis.results import SimResult
@@ -140,8 +140,16 @@ class EncounterModel(BaseModel):
             exact = None
         return simulate_encounter(self.enc, **run.keywords(), exact=exact)
 
-    def work(self) -> float:
-        return encounter_work(self.enc)
+    shrink = "smaller encounters (lower hp, fewer attacks)"
+    work_name = "encounter"
+    words = ("an integer setting of this encounter", "an outcome or metric of this encounter")
+
+    def work(self, bounded: bool = False) -> float:
+        return encounter_work(self.enc, at_limit=bounded)
+
+    def steps(self) -> tuple[str, ...]:
+        """Every integer setting with a value, in file order (:func:`integer_settings`)."""
+        return tuple(integer_settings(self.enc))
 
     def unused(self) -> frozenset[str]:
         enc, out = self.enc, set()

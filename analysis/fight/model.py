@@ -18,12 +18,14 @@ critlab.analysis.spec.SpecError: parameter hp = 0: must be an integer in 1..1000
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from critlab.analysis.fight.exact import (
     MAX_ATTACKS_PER_ROUND,
     MAX_HP,
     MAX_ROUNDS,
+    WORK_LIMIT,
     Fight,
     FightResult,
     attack_damage,
@@ -32,7 +34,7 @@ from critlab.analysis.fight.exact import (
 )
 from critlab.analysis.model import INTEGER, BaseModel, Parameter, model_of, regroup
 from critlab.analysis.params import Int
-from critlab.analysis.results import SimResult
+from critlab.analysis.results import ExactResult, SimResult
 from critlab.analysis.run import RunOptions
 from critlab.analysis.spec import Spec, SpecError
 
@@ -103,9 +105,40 @@ class FightModel(BaseModel):
                 raise
         return simulate_fight(self.spec(), **self.bout().to_json(), **run.keywords(), exact=exact)
 
-    def work(self) -> float:
-        """The attack's exact result and the fight's programme (as the design tools count it)."""
-        return self.attack.work() + estimate_work(attack_damage(self.spec()), self.bout())
+    shrink = "a lower hp, fewer attacks_per_round or max_rounds"
+    work_name = "hp"
+
+    def work(self, bounded: bool = False) -> float:
+        """The attack's exact result and the fight's programme (as the design tools count
+        it); a fight past its bound costs nothing (refused before any work), or with
+        ``bounded`` its bound."""
+        fight = estimate_work(attack_damage(self.spec()), self.bout())
+        return self.attack.work() + (WORK_LIMIT if bounded and fight == 0.0 else fight)
+
+    def steps(self) -> tuple[str, ...]:
+        """The attack's, then the fight's own parameters given."""
+        own = tuple(n for n in FIGHT_NAMES if isinstance(self.fight_values.get(n), int))
+        return (*self.attack.steps(), *own)
+
+    def series(self, n: int, sim: SimResult | None = None) -> tuple[tuple[str, float, float | None], ...]:
+        """P(defeated by round r), r = 1 .. ``n`` (``defeated_by_round_r``), exact and in ``sim``."""
+        from critlab.analysis.fight.sim import simulated_by_round
+
+        ex = self.exact()
+        rounds = ex.fight.max_rounds
+        return tuple(
+            (
+                f"defeated_by_round_{r}",
+                ex.p_defeated_by(r),
+                None if sim is None else simulated_by_round(sim.tally, rounds, r),
+            )
+            for r in range(1, n + 1)
+        )
+
+    def answers(self) -> Iterator[ExactResult]:
+        """The attack's exact result, then (when asked for) the fight's."""
+        yield self.attack.exact()
+        yield self.exact()
 
     def unused(self) -> frozenset[str]:
         return self.attack.unused()

@@ -291,7 +291,7 @@ def _declared(fn, labels, inputs, values, params, title, objective=None) -> Mech
         spec=spec_cls,
         exact=rule.exact,
         simulator=None,  # simulate is its own (lazy inputs, no kernel namedtuple)
-        views="critlab.analysis.mechanic.views",
+        views="critlab.analysis.views.mechanic",
         rule=rule,
         where=where,
     )

@@ -31,6 +31,7 @@ import argparse
 import json
 import sys
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,7 @@ from critlab.analysis.report.warm import warm_kernels
 from critlab.analysis.run import MAX_SEED, MAX_TRIALS
 from critlab.analysis.text.digits import CSV_FLOAT, plain
 from critlab.analysis.text.numtext import count_text, is_int_text, one_line
+from critlab.analysis.work import on_workers, workers_of
 from critlab.kernels.runner import resolve_seed
 
 __all__ = ["ConfigError", "ReportResult", "build_report", "load_config", "main"]
@@ -83,10 +85,27 @@ def build_report(
     baseline: str | Path | None = None,
     progress: bool = True,
     force: bool = False,
+    client: Any = None,
 ) -> ReportResult:
     """Build a report; see the module docstring. Configuration, baseline and output folder
     are checked before any work starts (:class:`ConfigError` otherwise); ``force`` lets a
-    folder that is not a critlab report be set aside (renamed) rather than refused."""
+    folder that is not a critlab report be set aside (renamed) rather than refused. With
+    ``client`` (a Dask client) the sections' exact points are computed on its workers (the
+    same report) and every work budget is times the workers it reports."""
+    with on_workers(workers_of(client)):
+        return _report(config, out, trials, seed, baseline, progress, force, client)
+
+
+def _report(
+    config: str | Path | None,
+    out: str | Path | None,
+    trials: int | None,
+    seed: int | None,
+    baseline: str | Path | None,
+    progress: bool,
+    force: bool,
+    client: Any,
+) -> ReportResult:
     start = time.perf_counter()
     cfg: ReportConfig = load_config(config).with_overrides(trials=trials, seed=seed)
     base = load_baseline(baseline) if baseline is not None else None
@@ -95,7 +114,7 @@ def build_report(
     say = plain_progress(progress)
     try:
         folder.stage()  # inside: an interrupt the instant the staging folder appears removes it
-        summary, passed, line = _build(cfg, base, baseline, folder, say, progress, start)
+        summary, passed, line = _build(cfg, base, baseline, folder, say, progress, start, client)
     except BaseException:
         folder.discard()  # the target is left exactly as it was
         raise
@@ -114,6 +133,7 @@ def _build(
     say: Progress,
     progress: bool,
     start: float,
+    client: Any = None,
 ) -> tuple[dict[str, Any], bool, str]:
     """Run every section, write the files into the staged folder and swap it in."""
     run_seed = resolve_seed(cfg.seed)
@@ -127,8 +147,8 @@ def _build(
     warm_kernels(cfg, say)  # every core compiles a system's simulator before the report runs
     outputs: dict[str, list[SectionOutput]] = {}
     for block in cfg.systems:
-        outputs[block.name] = run_system(block, cfg, run_seed, say, None if progress else False)
-    encounters = [encounter_section(s, say) for s in cfg.encounters]  # exact chains, no seed
+        outputs[block.name] = run_system(block, cfg, run_seed, say, None if progress else False, client)
+    encounters = [encounter_section(s, say, client) for s in cfg.encounters]  # exact chains, no seed
 
     metrics: dict[str, dict[str, Any]] = {}
     for outs in [*outputs.values(), encounters]:
@@ -232,13 +252,20 @@ def _int_option(flag: str, text: str | None, lo: int, hi: int, *, count: bool = 
     return value
 
 
+def _cluster(scheduler: str | None) -> Any:
+    if scheduler is None:
+        return nullcontext(None)
+    from critlab.kernels.scheduler import connect
+
+    return connect(scheduler)
+
+
 def main(args: argparse.Namespace) -> int:
     """The ``critlab report`` command: 0 when everything validated and every balance check
     passed, 1 when one did not (the report is still written), 2 for a bad configuration
-    or option."""
+    or option. ``--scheduler`` computes the exact points on a Dask cluster."""
     try:
-        result = build_report(
-            args.config,
+        options = dict(
             out=args.out,
             trials=_int_option("--trials", args.trials, 1, MAX_TRIALS, count=True),
             seed=_int_option("--seed", args.seed, 0, MAX_SEED),
@@ -246,6 +273,8 @@ def main(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
             force=getattr(args, "force", False),
         )
+        with _cluster(getattr(args, "scheduler", None)) as client:  # Dask only when asked for
+            result = build_report(args.config, **options, client=client)
     except ConfigError as exc:
         print(f"critlab report: error: {one_line(exc)}", file=sys.stderr)
         return 2

@@ -83,13 +83,17 @@ def _setting(v: Any) -> Any:
     return v if isinstance(v, (bool, int, float, str)) else str(v)
 
 
-def run_sweep(section: SweepSection) -> pd.DataFrame:
-    """The section's tidy sweep frame: one :func:`sweep` per variant, a variant column added."""
+def run_sweep(section: SweepSection, client: Any = None) -> pd.DataFrame:
+    """The section's tidy sweep frame: one :func:`sweep` per variant, a variant column
+    added (its points on the Dask ``client``'s workers when given: the same frame)."""
     frames = []
     variant_axis = next((a for a in section.axes if a.variant), None)
     grid = {k: list(v) for k, v in section.grid.items()}
     for name, spec in section.base_specs.items():
-        df = sweep(spec, **grid) if not section.fight else sweeps.fight_sweep(spec, section.fight, grid)
+        if section.fight:
+            df = sweeps.fight_sweep(spec, section.fight, grid, client)
+        else:
+            df = sweep(spec, **grid, client=client, progress=False if client is not None else None)
         if section.cumulative:
             df = sweeps.add_cumulative(df, section.cumulative_of, section.cumulative, list(grid))
         if variant_axis is not None:
@@ -138,9 +142,9 @@ def sweep_metrics(section: SweepSection, wide: pd.DataFrame) -> dict[str, dict[s
     return out
 
 
-def sweep_section(section: SweepSection, say: Progress) -> SectionOutput:
+def sweep_section(section: SweepSection, say: Progress, client: Any = None) -> SectionOutput:
     start = time.perf_counter()
-    tidy = run_sweep(section)
+    tidy = run_sweep(section, client)
     wide = wide_table(section, tidy)
     out = SectionOutput()
     stem = f"{slug(section.system)}--{section.id}"
@@ -282,13 +286,19 @@ def validation_section(
 
 
 def run_system(
-    block: SystemBlock, cfg: ReportConfig, seed: int, say: Progress, progress: bool | None
+    block: SystemBlock,
+    cfg: ReportConfig,
+    seed: int,
+    say: Progress,
+    progress: bool | None,
+    client: Any = None,
 ) -> list[SectionOutput]:
-    """Every section of one system block, in the configured order."""
+    """Every section of one system block, in the configured order (the sweeps' exact
+    points on the Dask ``client``'s workers when given)."""
     outs = []
     for section in block.sections:
         if isinstance(section, ValidationSection):
             outs.append(validation_section(section, cfg, seed, say, progress))
         else:
-            outs.append(sweep_section(section, say))
+            outs.append(sweep_section(section, say, client))
     return outs

@@ -3,7 +3,7 @@ read and probed before any work.
 
 An encounter file (``critlab encounter FILE``) is named relative to the configuration's
 folder. Its settings (``order``, ``max_rounds``, ``a.targeting``, ``NAME.hp``,
-``NAME.PARAM``, ``NAME.defense.PARAM``; :mod:`critlab.analysis.encounter.tuning`) are
+``NAME.PARAM``, ``NAME.defense.PARAM``; :mod:`critlab.analysis.encounter.settings`) are
 changed by ``set`` (a section) or ``params`` (a check); a section varies one of them over
 ``vary``'s values and draws ``quantities`` (outcome labels, labels joined by ``+``, or
 metrics) by it::
@@ -17,7 +17,7 @@ metrics) by it::
 Every point is built and its exact chain sized here: a bad file, setting, value or
 quantity, more than :data:`MAX_ENCOUNTER_POINTS` points, a point over the chain's
 10^7-state bound, or a section (or the checks together) whose estimated exact work passes
-the shared budget (:mod:`critlab.analysis.fight.work`, about two minutes) is one
+the shared budget (:mod:`critlab.analysis.work`, about two minutes) is one
 :class:`~critlab.analysis.report.reading.ConfigError` naming the file and key.
 
 >>> flatten({"ogre": {"hp": 60, "defense": {"target_ac": 4}}, "order": "rolled"})
@@ -38,15 +38,16 @@ from typing import Any
 from critlab.analysis.encounter.declare import Encounter
 from critlab.analysis.encounter.exact import LABELS, STATE_LIMIT, state_count
 from critlab.analysis.encounter.load import load_encounter
-from critlab.analysis.encounter.tuning import quantity_of, setting_kind, with_settings
-from critlab.analysis.fight.work import Work, check_budget, encounter_work
+from critlab.analysis.encounter.settings import quantity_of, setting_kind, with_settings
+from critlab.analysis.encounter.work import encounter_work
 from critlab.analysis.report.encounter_words import is_probability, quantity_text, setting_text
 from critlab.analysis.report.reading import ConfigError, Reader, section_id, shown
 from critlab.analysis.spec import SpecError
 from critlab.analysis.spec_error import quoted
+from critlab.analysis.work import Work, check_budget
 
 # Each point is a whole exact chain (up to 10^7 states): a section holds at most this many
-# points, its estimated work within the shared budget (fight.work.BUDGET).
+# points, its estimated work within the shared budget (work.BUDGET).
 MAX_ENCOUNTER_POINTS = 100
 _SHRINK = "fewer values, or smaller encounters (lower hp, a fixed order)"
 DEFAULT_QUANTITIES = ("a_wins", "p_any_down_a")

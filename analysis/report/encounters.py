@@ -19,8 +19,8 @@ import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 
 from critlab.analysis import style
-from critlab.analysis.encounter.exact import exact_encounter
-from critlab.analysis.encounter.tuning import quantity_of
+from critlab.analysis.design.points import Refused, each_model
+from critlab.analysis.encounter.model import as_model
 from critlab.analysis.report.build import Progress, SectionOutput
 from critlab.analysis.report.doc import Details, Figure, Heading, Paragraph, Table, fmt_value
 from critlab.analysis.report.encounter_read import EncounterSection
@@ -37,13 +37,24 @@ def _numeric(values: tuple[Any, ...]) -> bool:
 
 
 # -- numbers -----------------------------------------------------------------------------------
-def encounter_table(section: EncounterSection) -> pd.DataFrame:
-    """One row per value of the varied setting: the setting, then each quantity (exact)."""
+def encounter_table(section: EncounterSection, client: Any = None) -> pd.DataFrame:
+    """One row per value of the varied setting: the setting, then each quantity (exact),
+    every point its model's (on the Dask ``client``'s workers when given: the same table)."""
+    models = [as_model(enc) for enc in section.points]
+    jobs = [section.quantities] * len(models)
+    answers = each_model(
+        models, _quantities, jobs, name=f"encounters-{section.id}", progress=False, client=client
+    )
     rows = []
-    for value, enc in zip(section.values, section.points, strict=True):
-        result = exact_encounter(enc)
-        rows.append({section.setting: value, **{q: quantity_of(result, q) for q in section.quantities}})
+    for value, answer in zip(section.values, answers, strict=True):
+        if isinstance(answer, Refused):  # probed when the configuration was read: a changed engine
+            raise answer.error
+        rows.append({section.setting: value, **dict(zip(section.quantities, answer, strict=True))})
     return pd.DataFrame(rows, columns=[section.setting, *section.quantities])
+
+
+def _quantities(model: Any, quantities: tuple[str, ...]) -> list[float | None]:
+    return [model.value(q) for q in quantities]
 
 
 def encounter_metrics(section: EncounterSection, wide: pd.DataFrame) -> dict[str, dict[str, Any]]:
@@ -130,10 +141,10 @@ def _table(section: EncounterSection, wide: pd.DataFrame) -> Table:
 
 
 # -- the section -------------------------------------------------------------------------------
-def encounter_section(section: EncounterSection, say: Progress) -> SectionOutput:
+def encounter_section(section: EncounterSection, say: Progress, client: Any = None) -> SectionOutput:
     """One encounter section: every point exact, its figure, table, CSV and summary keys."""
     start = time.perf_counter()
-    wide = encounter_table(section)
+    wide = encounter_table(section, client)
     stem = f"encounters--{section.id}"
     out = SectionOutput()
     out.blocks.append(Heading(3, section.title, stem))

@@ -83,13 +83,17 @@ def fight_probe(spec: Spec, fight: Mapping[str, int]) -> Any:
     return run_fight(spec, fight)
 
 
-def fight_sweep(spec: Spec, fight: Mapping[str, int], grid: Mapping[str, list[Any]]) -> pd.DataFrame:
+def fight_sweep(
+    spec: Spec, fight: Mapping[str, int], grid: Mapping[str, list[Any]], client: Any = None
+) -> pd.DataFrame:
     """The tidy frame of a fight at every grid point
-    (:func:`critlab.analysis.design.fight_sweep.sweep_fight`):
+    (:func:`critlab.analysis.design.sweep.sweep_fight`):
     the fight's labels as outcomes and its metrics as metrics."""
-    from critlab.analysis.design.fight_sweep import sweep_fight
+    from critlab.analysis.design.sweep import sweep_fight
 
-    return sweep_fight(spec, **dict(fight), **{k: list(v) for k, v in grid.items()})
+    return sweep_fight(
+        spec, **dict(fight), **{k: list(v) for k, v in grid.items()}, client=client, progress=False
+    )
 
 
 def add_cumulative(tidy: pd.DataFrame, labels: tuple[str, ...], word: str, axes: list[str]) -> pd.DataFrame:

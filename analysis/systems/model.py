@@ -19,7 +19,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from critlab.analysis.model import BaseModel, Parameter, parameters_of
+from critlab.analysis.model import INTEGER, BaseModel, Parameter, parameters_of
 from critlab.analysis.params import declared
 from critlab.analysis.results import ExactResult, SimResult
 from critlab.analysis.run import RunOptions
@@ -58,9 +58,14 @@ class SystemModel(BaseModel):
     def simulate(self, run: RunOptions) -> SimResult:
         return self.system.simulate_run(self.spec(), run)
 
-    def work(self) -> float:
+    def work(self, bounded: bool = False) -> float:
         per, once = spec_work(self.spec())
         return per + once
+
+    def steps(self) -> tuple[str, ...]:
+        """Every integer parameter with a value at this point (``params()`` order)."""
+        given = self.spec().params()
+        return tuple(p.name for p in self.parameters if p.kind == INTEGER and given.get(p.name) is not None)
 
     def unused(self) -> frozenset[str]:
         try:

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from critlab.analysis.design.fight_sweep import FIGHT_PARAMS
 from critlab.analysis.fight.exact import FightResult, fight
+from critlab.analysis.fight.model import FIGHT_NAMES as FIGHT_PARAMS
 from critlab.analysis.spec import Spec, SpecError
 
 Variants = Mapping[str, Mapping[str, Any]]

@@ -19,7 +19,7 @@ from _fuzz import FUZZ, check_cli, check_line, watchdog
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import critlab.analysis.fight.work as work_module
+import critlab.analysis.work as work_module
 from critlab.analysis.cli import main as cli
 from critlab.analysis.design.tune import tune_params
 from critlab.analysis.dice import terms

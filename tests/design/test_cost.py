@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-import critlab.analysis.fight.work as work_module
+import critlab.analysis.work as work_module
 from critlab.analysis.design import cost
-from critlab.analysis.design.fight_sweep import sweep_fight
-from critlab.analysis.design.sensitivity import sensitivity
-from critlab.analysis.design.sweep import sweep
+from critlab.analysis.design.grid import tune_model
+from critlab.analysis.design.points import model_work
+from critlab.analysis.design.sensitivity import sensitivity, sensitivity_model
+from critlab.analysis.design.sweep import sweep, sweep_fight
 from critlab.analysis.design.tune import tune, tune_params
-from critlab.analysis.encounter import tuning
+from critlab.analysis.encounter import model as encounter_model
 from critlab.analysis.encounter.load import load_encounter
+from critlab.analysis.encounter.model import EncounterModel
 from critlab.analysis.fight import exact as fight_exact
 from critlab.analysis.report import checks as checks_module
 from critlab.analysis.report.checks import parse_checks
@@ -94,11 +96,11 @@ def test_checks_are_bounded_together(monkeypatch):
 def test_an_encounter_tune_over_a_large_grid_is_refused_before_its_grid(monkeypatch):
     enc = load_encounter(PARTY)
     calls = []
-    real = tuning.exact_encounter
-    monkeypatch.setattr(tuning, "exact_encounter", lambda e: calls.append(e) or real(e))
+    real = encounter_model.exact_encounter
+    monkeypatch.setattr(encounter_model, "exact_encounter", lambda e: calls.append(e) or real(e))
     vary = {"fighter.hp": range(1, 101), "ogre.hp": range(1, 31)}
     with pytest.raises(SpecError, match=r"parameter vary = 3,000 points: .*smaller encounters"):
-        tuning.tune_encounter(enc, vary=vary, target=("a_wins", 0.75))
+        tune_model(EncounterModel(enc), vary=vary, target=("a_wins", 0.75))
     assert len(calls) == 1  # only the quantity's check at the file's own settings
 
 
@@ -109,7 +111,7 @@ def test_sensitivity_is_bounded(monkeypatch):
     with pytest.raises(SpecError, match=r"parameter hp = \d+ points: need about"):
         sensitivity(spec, fight={"hp": 30})
     with pytest.raises(SpecError, match="parameter encounter"):
-        tuning.sensitivity_encounter(load_encounter(PARTY))
+        sensitivity_model(EncounterModel(load_encounter(PARTY)))
 
 
 # -- the dice are priced before any point (or spec) computes them -------------------------------
@@ -223,9 +225,7 @@ def test_small_runs_are_accepted():
     assert len(sweep(spec, crit_range=range(1, 6), evasion=range(8, 21))) > 0
     assert len(sweep_fight(spec, hp=30, crit_range=[1, 2, 3], damage=["1d8", "2d6"])) > 0
     enc = load_encounter(PARTY)  # the README's encounter tune, estimated point by point
-    work = work_module.check_encounter_grid(
-        enc, [("ogre.hp", tuple(range(20, 41)))], 21, tuning.with_settings
-    )
+    work = model_work(EncounterModel(enc), [("ogre.hp", tuple(range(20, 41)))], 21, "vary", "fewer points")
     assert work.total <= cost.BUDGET
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from critlab.analysis.design.fight_sweep import sweep_fight
+from critlab.analysis.design.sweep import sweep_fight
 from critlab.analysis.fight.exact import fight
 from critlab.analysis.spec import SpecError
 from critlab.analysis.systems import get_system

@@ -13,12 +13,14 @@ from pathlib import Path
 
 import pytest
 
-import critlab.analysis.fight.work as work_module
+import critlab.analysis.encounter.work as encounter_work_module
+import critlab.analysis.work as work_module
 from critlab.analysis.cli import main as cli
-from critlab.analysis.design.sensitivity import changing, sensitivity
+from critlab.analysis.design.grid import tune_model
+from critlab.analysis.design.sensitivity import changing, sensitivity, sensitivity_model
 from critlab.analysis.design.tune import tune_params
 from critlab.analysis.encounter.load import load_encounter
-from critlab.analysis.encounter.tuning import sensitivity_encounter, tune_encounter
+from critlab.analysis.encounter.model import EncounterModel
 from critlab.analysis.spec import SpecError
 from critlab.analysis.systems import get_system
 
@@ -119,7 +121,9 @@ def test_an_encounters_skipped_points_are_one_stderr_line_and_in_its_json(capsys
     status, out, err = run(capsys, *argv, "--json")
     body = json.loads(out)
     assert status == 0 and body["skipped"] == 2 and body["first_refusal"].startswith("at rat.hp=-1: ")
-    attrs = tune_encounter(load_encounter(duel), vary={"rat.hp": range(-1, 4)}, target=("a_wins", 0.9)).attrs
+    attrs = tune_model(
+        EncounterModel(load_encounter(duel)), vary={"rat.hp": range(-1, 4)}, target=("a_wins", 0.9)
+    ).attrs
     assert attrs["refused"] == 2 and attrs["null"] == 0
 
 
@@ -223,11 +227,11 @@ def test_an_encounters_sensitivity_narrowed_and_its_text(capsys, duel):
 
 def test_an_encounters_narrowed_sensitivity_fits_its_budget(monkeypatch, duel):
     enc = load_encounter(duel)
-    whole = sensitivity_encounter(enc)
+    whole = sensitivity_model(EncounterModel(enc))
     assert whole.param.nunique() > 2
-    monkeypatch.setattr(work_module, "BUDGET", 3 * work_module.encounter_work(enc) * 1.01)
+    monkeypatch.setattr(work_module, "BUDGET", 3 * encounter_work_module.encounter_work(enc) * 1.01)
     with pytest.raises(SpecError, match="parameter encounter"):
-        sensitivity_encounter(enc)
-    assert set(sensitivity_encounter(enc, only=["rat.hp"]).param) == {"rat.hp"}
+        sensitivity_model(EncounterModel(enc))
+    assert set(sensitivity_model(EncounterModel(enc), only=["rat.hp"]).param) == {"rat.hp"}
     with pytest.raises(SpecError, match="only = ogre.hp: is not an integer setting"):
-        sensitivity_encounter(enc, only=["ogre.hp"])
+        sensitivity_model(EncounterModel(enc), only=["ogre.hp"])

@@ -109,7 +109,7 @@ def test_a_missing_file_is_one_line(capsys, tmp_path):
 def test_tune_finds_a_monsters_hp_for_a_target_win_rate(capsys, duel):
     from critlab.analysis.encounter.exact import exact_encounter
     from critlab.analysis.encounter.load import load_encounter
-    from critlab.analysis.encounter.tuning import with_settings
+    from critlab.analysis.encounter.settings import with_settings
 
     code, out, err = run(
         capsys, "tune", str(duel), "--vary", "rat.hp=1..12", "--target", "a_wins=0.9", "--top", "3", "--json"

@@ -20,7 +20,7 @@ import pytest
 from critlab.analysis.cli import main as cli
 from critlab.analysis.encounter.exact import exact_encounter
 from critlab.analysis.encounter.load import load_encounter
-from critlab.analysis.encounter.tuning import with_settings
+from critlab.analysis.encounter.settings import with_settings
 from critlab.analysis.report import build_report
 from critlab.analysis.report.checks import run_checks
 from critlab.analysis.report.config import ConfigError, load_config
@@ -314,7 +314,8 @@ def test_what_changed_says_an_encounter_sections_moves_in_words(tmp_path):
 def test_encounter_checks_share_the_checks_work_budget(tmp_path):
     # each check a 399 hp hero against a 2000 hp rat over up to 10^4 rounds: the first
     # check whose work, with the checks' before it, passes the budget is refused at its key
-    from critlab.analysis.fight.work import BUDGET, encounter_work
+    from critlab.analysis.encounter.work import encounter_work
+    from critlab.analysis.work import BUDGET
 
     duel = DUEL.replace('order = "a-first"', 'order = "a-first"\nmax_rounds = 10000').replace(
         "hp = 1\n", "hp = 2000\n"

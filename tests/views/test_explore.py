@@ -188,7 +188,7 @@ def small_encounter():
 
 def test_every_control_of_an_encounter():
     from critlab.analysis.encounter.exact import exact_encounter
-    from critlab.analysis.encounter.tuning import with_settings
+    from critlab.analysis.encounter.settings import with_settings
 
     enc = small_encounter()
     ex = critlab.explore(enc)
@@ -206,7 +206,7 @@ def test_an_encounter_file_with_fixed_settings():
 
 
 def _sides(enc, settings):
-    from critlab.analysis.encounter.tuning import with_settings
+    from critlab.analysis.encounter.settings import with_settings
 
     moved = with_settings(enc, settings)
     return moved.a, moved.b
