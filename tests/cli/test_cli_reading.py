@@ -116,5 +116,6 @@ def test_a_simulated_encounter_shows_each_share_to_its_standard_error(capsys):
     assert len(rows) == 4
     for value, se in rows:  # the standard error to two significant digits, the value to as many decimals
         assert not re.fullmatch(r"0\.0+", se) or value == "0.00" or float(se) == 0
-        assert len(value.split(".")[-1]) == len(se.split(".")[-1])
+        # (a share never seen has no spread to show: "0.00% ± 0%")
+        assert float(se) == 0 or len(value.split(".")[-1]) == len(se.split(".")[-1])
     assert "mean hp left" in out and not NOISY.search(out.split("statistics (")[0])
