@@ -34,6 +34,7 @@ LAYERS = (
         (
             "critlab.analysis",  # the package itself, and its top-level modules unless named below
             "critlab.analysis.dist",
+            "critlab.analysis.convolution",  # a distribution's sums, exact where the dice allow
             "critlab.analysis.text",  # numbers read from text and written for machines; documents read
             "critlab.analysis.spec_error",
             "critlab.analysis.style",  # colours, markers and words of every plot
@@ -69,6 +70,7 @@ LAYERS = (
 # module goes into the sub-package of its concept).
 FOUNDATIONS = {
     "dist",
+    "convolution",
     "spec_error",
     "params",
     "spec",

@@ -385,46 +385,15 @@ def _error(message: object) -> int:
     return 2
 
 
-def _terminated(signum: int, frame: object) -> None:
-    # SIGTERM (a cancelled CI job, `kill`) stops a run as Ctrl-C does: workers stopped,
-    # staging folders removed, one line and exit 130, instead of dying mid-write.
-    raise KeyboardInterrupt
-
-
-def _interrupt_again(unraisable: Any) -> None:
-    # An interrupt that lands inside a library's callback (the JIT compiler's cache notice,
-    # called through ctypes) is "ignored" by the interpreter and the run would go on to the
-    # end. Swallow the notice and interrupt the main thread once more, from a timer thread
-    # (here it would land in the callback again): it lands a moment later, outside it.
-    if isinstance(unraisable.exc_value, KeyboardInterrupt):
-        import _thread
-
-        again = threading.Timer(0.01, _thread.interrupt_main)
-        again.daemon = True
-        again.start()
-        return
-    sys.__unraisablehook__(unraisable)
-
-
-def _sigterm_as_interrupt() -> object | None:
-    """Route SIGTERM to :func:`_terminated` while :func:`main` runs; the previous handler
-    (``None`` where it is not the default, or off the main thread: left alone)."""
-    try:
-        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-            return None
-        return signal.signal(signal.SIGTERM, _terminated)
-    except ValueError:
-        return None
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``critlab`` console command: the exit status (0 done, 1 a
     validation failed, 2 bad input or a failure to run, 130 interrupted); every failure
     is one line on stderr."""
-    previous = _sigterm_as_interrupt()
-    unraisable, sys.unraisablehook = sys.unraisablehook, _interrupt_again
+    from critlab.analysis.cli.interrupts import interrupts_end_the_run
+
     try:
-        return _run(argv)
+        with interrupts_end_the_run():
+            return _run(argv)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2, already printed)
         return exc.code if isinstance(exc.code, int) else 2
     except KeyboardInterrupt:
@@ -446,10 +415,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _error(f"cannot write the output: {exc.strerror}")
         where = f": {exc.filename}" if exc.filename else ""
         return _error(f"{exc.strerror or exc}{where}")
-    finally:
-        sys.unraisablehook = unraisable
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":
