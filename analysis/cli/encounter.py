@@ -58,7 +58,8 @@ def print_table(result: Any, simulated: Any = None) -> None:
     se = dict(zip(simulated.labels, simulated.tally.standard_errors, strict=True)) if simulated else {}
     for label, text in names.items():
         if result is not None and simulated is not None:
-            cell = f"{percent(outcomes[label]):>7}   simulated {percent(simulated.outcomes[label], se[label])}"
+            seen = percent(simulated.outcomes[label], se[label])
+            cell = f"{percent(outcomes[label]):>7}   simulated {seen}"
         elif simulated is not None:
             cell = percent(outcomes[label], se[label])  # to its standard error's second digit
         else:
