@@ -236,16 +236,25 @@ def shape_sentence(section: SweepSection, wide: pd.DataFrame) -> str:
     section has no axis to read along."""
     if not section.axes or not section.plotted or wide.empty:
         return ""
-    if section.chart == "heatmap" and len(section.axes) >= 2:
-        return _range_sentence(section, wide)
     if section.chart == "stacked":
         return _stacked_sentence(section, wide)
-    return _along_sentence(section, wide)
+    # a figure of several quantities is a panel (or a line) a quantity: the sentence
+    # covers each of them, the first in full, the others by their own movement alone
+    if section.chart == "heatmap" and len(section.axes) >= 2:
+        clauses = [_range_sentence(section, wide, q) for q in section.plotted]
+    else:
+        clauses = [_along_sentence(section, wide, q, brief=i > 0) for i, q in enumerate(section.plotted)]
+    clauses = [c.rstrip(".") for c in clauses if c]
+    if not clauses:
+        return ""
+    rest = [c[0].lower() + c[1:] if not c.startswith("P(") else c for c in clauses[1:]]
+    return "; ".join([clauses[0], *rest]) + "."
 
 
-def _along_sentence(section: SweepSection, wide: pd.DataFrame) -> str:
+def _along_sentence(section: SweepSection, wide: pd.DataFrame, q: str, brief: bool = False) -> str:
+    """How ``q`` moves along the first axis (the second axis at its base value), then,
+    unless ``brief``, how the second axis' values compare at the axis' far end."""
     x = section.axes[0]
-    q = section.plotted[0]
     words = quantity_words(section, q)
     label = (
         "P(" + words + ")"
@@ -264,24 +273,32 @@ def _along_sentence(section: SweepSection, wide: pd.DataFrame) -> str:
     xw = axis_words(section, x)
     if not numeric_axis(x):
         hi, lo = line.idxmax(), line.idxmin()
-        if line[hi] == line[lo]:
+        if line[hi] - line[lo] < NOISE or show(line[hi]) == show(line[lo]):
             return f"{label} is {show(line[hi])} for every {xw}{_where(section, fixed)}."
         return (
             f"{label} is highest for {fmt_value(hi)} ({show(line[hi])}) and lowest for "
-            f"{fmt_value(lo)} ({show(line[lo])}){_where(section, fixed)}."
+            f"{fmt_value(lo)} ({show(line[lo])})" + ("" if brief else _where(section, fixed)) + "."
         )
     first, last = line.index[0], line.index[-1]
     a, b = float(line.iloc[0]), float(line.iloc[-1])
     peak = line.idxmax()
     if peak not in (first, last) and line[peak] > max(a, b) * 1.05:
-        move = f"peaks at {show(line[peak])} at {xw} {fmt_value(peak)} (from {show(a)} at {fmt_value(first)})"
+        at = f" at {xw} {fmt_value(peak)}" if not brief else f" at {fmt_value(peak)}"
+        move = f"peaks at {show(line[peak])}{at}"
+        if not brief:
+            move += f" (from {show(a)} at {fmt_value(first)})"
     elif abs(b - a) < NOISE:
-        move = f"stays at {show(a)} from {xw} {fmt_value(first)} to {fmt_value(last)}"
+        span = f" from {xw} {fmt_value(first)} to {fmt_value(last)}"
+        move = f"stays at {show(a)}" + ("" if brief else span)
     else:
         verb = "rises" if b > a else "falls"
-        move = f"{verb} from {show(a)} at {xw} {fmt_value(first)} to {show(b)} at {fmt_value(last)}"
-    text = f"{label} {move}{_where(section, fixed)}"
-    series = section.axes[1] if len(section.axes) > 1 else None
+        move = (
+            f"{verb} from {show(a)} to {show(b)}"
+            if brief  # the same axis and held values as the clause before it
+            else f"{verb} from {show(a)} at {xw} {fmt_value(first)} to {show(b)} at {fmt_value(last)}"
+        )
+    text = f"{label} {move}" + ("" if brief else _where(section, fixed))
+    series = section.axes[1] if len(section.axes) > 1 and not brief else None
     if series is not None and len(series.values) > 1:
         keep = {k: v for k, v in fixed.items() if k != series.name}
         ends = _rows(section, wide, {**keep, x.name: last}).set_index(series.name)[q].astype(float)
@@ -301,9 +318,8 @@ def _along_sentence(section: SweepSection, wide: pd.DataFrame) -> str:
     return text + "."
 
 
-def _range_sentence(section: SweepSection, wide: pd.DataFrame) -> str:
+def _range_sentence(section: SweepSection, wide: pd.DataFrame, q: str) -> str:
     x, y = section.axes[0], section.axes[1]
-    q = section.plotted[0]
     fixed = _fixed(section, (x.name, y.name))
     d = _rows(section, wide, fixed)
     values = d[q].astype(float).to_numpy()

@@ -113,6 +113,18 @@ def test_the_default_report_opens_with_at_least_five_computed_findings(default_s
     assert all(re.search(r"\d", text) for text, _ in items)
 
 
+def test_a_figure_of_several_quantities_is_led_by_a_sentence_over_each(default_sweeps):
+    # the combat figure's two panels (amounts, P(down)) and the contest heatmap's two:
+    # the opening sentence names every quantity drawn, not the first panel's alone
+    _, sections = default_sweeps
+    several = [(s, w) for s, w in sections if len(s.plotted) > 1 and s.chart in ("line", "heatmap")]
+    assert {s.id for s, _ in several} >= {"combat", "quick-heatmap"}
+    for section, wide in several:
+        said = findings.shape_sentence(section, wide).lower()
+        for q in section.plotted:
+            assert findings.quantity_words(section, q).lower() in said, (section.id, q, said)
+
+
 def test_a_finding_states_the_exact_engine_numbers():
     # the sword's expected damage at crit range 1 and 2, computed here without the report
     system = get_system("crit-range")
