@@ -27,7 +27,8 @@ import dataclasses
 import pickle
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -242,6 +243,19 @@ def say_compiling(name: str, kernel: Any, progress: bool | None) -> bool:
     return True
 
 
+@contextmanager
+def compile_notice(name: str, kernel: Any, progress: bool | None) -> Iterator[None]:
+    """Say on stderr, before and after, that the code inside compiles ``kernel`` (the
+    ``name`` simulator) when it will (:func:`say_compiling`), with the seconds it took."""
+    if not say_compiling(name, kernel, progress):
+        yield
+        return
+    start = time.perf_counter()
+    yield
+    seconds = time.perf_counter() - start
+    print(f"critlab: compiled the {name} simulator (1 of 1, {seconds:.0f} s)", file=sys.stderr, flush=True)
+
+
 class _SaysCompiled:
     """A block that, once its first call returns (the kernel compiled, in the main
     thread), says so with the seconds it took; then it is the block itself."""
@@ -268,6 +282,7 @@ __all__ = [
     "assemble",
     "check_seed",
     "check_trials",
+    "compile_notice",
     "needs_compiling",
     "say_compiling",
     "simulate_tally",

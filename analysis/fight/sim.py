@@ -148,6 +148,7 @@ def simulate_fight(
         system=spec.system,
         params=spec.params(),
         result=FightSim,
+        kernel=k.block_for(module),  # said on stderr while it compiles
         fight=f,
     )
 

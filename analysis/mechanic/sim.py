@@ -27,7 +27,7 @@ from critlab.analysis.mechanic.compile import MechanicError, raised_by_rule, run
 from critlab.analysis.mechanic.exact import ExactTooLarge
 from critlab.analysis.mechanic.pools import places
 from critlab.analysis.results import SimResult
-from critlab.analysis.run import RunOptions, assemble
+from critlab.analysis.run import RunOptions, assemble, compile_notice
 from critlab.analysis.spec import Spec
 from critlab.analysis.tally import Layout, Tally
 from critlab.kernels import mechanic as km
@@ -56,13 +56,16 @@ class MechanicBlock:
 
     __slots__ = ("args", "block", "layout", "where")
 
-    def __init__(self, mechanic: Any, layout: np.ndarray, args: km.Args) -> None:
+    def __init__(
+        self, mechanic: Any, layout: np.ndarray, args: km.Args, progress: bool | None = False
+    ) -> None:
         self.where, self.layout, self.args = mechanic.where, layout, args
         compiled = mechanic.rule.compiled(args.params)
-        # no trials: compiles the block here, where a failure is one line (also on a worker)
-        run_driver(
-            mechanic.rule.fn, compiled, "block", stream_state(0, 0), 0, np.zeros(1, np.int64), layout, args
-        )
+        # no trials: compiles the block here, where a failure is one line (also on a worker);
+        # a first compile is said on stderr unless progress is off
+        with compile_notice(mechanic.rule.fn.__name__, compiled.kernels.block, progress):
+            empty = np.zeros(1, np.int64)
+            run_driver(mechanic.rule.fn, compiled, "block", stream_state(0, 0), 0, empty, layout, args)
         self.block = compiled.kernels.block
 
     def __call__(self, state: np.ndarray, n: int, out: np.ndarray) -> None:
@@ -159,7 +162,7 @@ def simulate_run(mechanic: Any, spec: Spec, options: RunOptions) -> SimResult:
         out["tail"] = 0.0  # a simulation cuts nothing off
         return out
 
-    block = MechanicBlock(mechanic, layout.array, args)
+    block = MechanicBlock(mechanic, layout.array, args, progress=options.progress)
     desc = rule.fn.__name__
     try:
         return assemble(

@@ -110,3 +110,18 @@ def test_simulation_errors():
         simulate_fight(thac0_spec(), hp=0, trials=10)
     with pytest.raises(SpecError, match="parameter system = severity"):
         simulate_fight(get_system("severity").make_spec(), hp=10, trials=10)
+
+
+def test_a_first_fight_simulation_says_it_is_compiling(monkeypatch, capsys):
+    # a CI log is no terminal: the two lines are said all the same, and never with progress off
+    import re
+
+    import critlab.analysis.run as run
+
+    monkeypatch.setattr(run, "needs_compiling", lambda kernel: True)
+    simulate_fight(thac0_spec(), hp=10, trials=100, seed=1)
+    said = [line for line in capsys.readouterr().err.splitlines() if line.startswith("critlab: compil")]
+    assert said[0].startswith("critlab: compiling the thac0 fight simulator (1 of 1; once on this machine")
+    assert re.fullmatch(r"critlab: compiled the thac0 fight simulator \(1 of 1, [0-9]+ s\)", said[1])
+    simulate_fight(thac0_spec(), hp=10, trials=100, seed=1, progress=False)
+    assert capsys.readouterr().err == ""

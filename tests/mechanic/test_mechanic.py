@@ -282,3 +282,17 @@ def test_a_mechanic_on_a_dask_cluster_gives_the_local_counts():
     ):
         remote = m.simulate(spec, trials=600_000, seed=21, progress=False, client=client)
     assert remote.to_json() == local.to_json()
+
+
+def test_a_first_mechanic_simulation_says_it_is_compiling(monkeypatch, capsys):
+    import re
+
+    import critlab.analysis.run as running
+
+    monkeypatch.setattr(running, "needs_compiling", lambda kernel: True)
+    code, _, err = run(capsys, "simulate", SAVAGE, "--trait", "6", "--trials", "1000", "--seed", "1")
+    said = [line for line in err.splitlines() if line.startswith("critlab: compil")]
+    assert code == 0 and said[0].startswith("critlab: compiling the trait_roll simulator (1 of 1")
+    assert re.fullmatch(r"critlab: compiled the trait_roll simulator \(1 of 1, [0-9]+ s\)", said[1])
+    code, _, err = run(capsys, "simulate", SAVAGE, "--trait", "6", "--trials", "1000", "--no-progress")
+    assert code == 0 and "compil" not in err
