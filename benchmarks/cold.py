@@ -14,7 +14,6 @@ less.
 
 from __future__ import annotations
 
-import argparse
 import os
 import resource
 import subprocess
@@ -23,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.command import parser_of, print_table
 from critlab.analysis.systems import BUILT_IN
 
 # A legal point of each built-in system, as the command line takes it (the README's).
@@ -100,11 +100,10 @@ def table(rows: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.cold", description=__doc__.splitlines()[0])
+    parser = parser_of("benchmarks.cold", __doc__)
     parser.add_argument("--no-report", action="store_true", help="the systems' first simulations only")
     args = parser.parse_args(argv)
-    print(table(measure(report=not args.no_report, log=lambda m: print(m, file=sys.stderr))))
-    return 0
+    return print_table(measure, table, report=not args.no_report)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ its integer controls is moved back and forth between two values; the first redra
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -21,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.command import parser_of, print_table
 from critlab.analysis.systems import BUILT_IN, get_system
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,11 +87,10 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.explore", description=__doc__.splitlines()[0])
+    parser = parser_of("benchmarks.explore", __doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     args = parser.parse_args(argv)
-    print(table(measure(quick=args.quick, log=lambda m: print(m, file=sys.stderr))))
-    return 0
+    return print_table(measure, table, quick=args.quick)
 
 
 if __name__ == "__main__":
