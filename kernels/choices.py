@@ -307,10 +307,8 @@ def solve(p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_probs, m
                     return
                 entry[depth] = e
             continue
-        if counts[1] >= max_leaves:
-            counts[3] = 1
+        if not count_leaf(counts, max_leaves):
             return
-        counts[1] += 1
         label = {label}
         if label < 0 or label >= n_labels:
             counts[2] = 1

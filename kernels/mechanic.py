@@ -139,6 +139,17 @@ def compensated_add(acc, i, x):
 
 
 @kernel(inline="always")
+def count_leaf(counts, max_leaves):
+    """A leaf of an exact walk counted in ``counts[1]``; False instead, with ``counts[3]``
+    set, once ``max_leaves`` leaves are counted (the walk stops there)."""
+    if counts[1] >= max_leaves:
+        counts[3] = 1
+        return False
+    counts[1] += 1
+    return True
+
+
+@kernel(inline="always")
 def walk_start(mem, k, sup_len, val_start, offs, widths, sup_vals):
     """``mem`` at the start of an exact walk over ``k`` inputs (:mod:`critlab.kernels.outcomes`):
     each input in its place, none read yet, each with a table holding its first outcome."""
@@ -301,10 +312,8 @@ def explore(fill, p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_
             compensated_add(cut, 0, w[depth - 1] * tails[i])
             w[depth] = w[depth - 1] * sup_probs[sup_start[i]]
             continue
-        if counts[1] >= max_leaves:
-            counts[3] = 1
+        if not count_leaf(counts, max_leaves):
             return
-        counts[1] += 1
         label = {label}
         if label < 0 or label >= n_labels:
             bad[0] = label
@@ -353,6 +362,7 @@ def generated_namespace(user: Any) -> dict[str, Any]:
         "add_counter": add_counter,
         "compensated_add": compensated_add,
         "put_outcome": put_outcome,
+        "count_leaf": count_leaf,
         "walk_start": walk_start,
         "MISS": MISS,
         "DONE": DONE,
