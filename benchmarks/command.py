@@ -1,12 +1,13 @@
 """The command line of a benchmark module that prints one table
 (``python -m benchmarks.cold``, ``benchmarks.explore``, ``benchmarks.encounter``): its
-parser, and its rows measured, progress on stderr, and printed as its Markdown table."""
+parser, its rows measured, progress on stderr, and printed as its Markdown table
+(:func:`markdown`)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 
@@ -24,3 +25,15 @@ def print_table(measure: Callable[..., list], table: Callable[[list], str], **op
     makes them; the command's exit status."""
     print(table(measure(**options, log=_progress)))
     return 0
+
+
+def markdown(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    """A Markdown table of ``header`` and ``rows`` (each row's cells as text).
+
+    >>> print(markdown(["a", "b"], [["1", "2"]]))
+    | a | b |
+    |---|---|
+    | 1 | 2 |
+    """
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return "\n".join([*lines, *("| " + " | ".join(cells) + " |" for cells in rows)])

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.command import parser_of, print_table
+from benchmarks.command import markdown, parser_of, print_table
 from critlab.analysis.systems import BUILT_IN, get_system
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,17 +73,21 @@ def measure(*, quick: bool = False, log=print) -> list[dict[str, Any]]:
 
 def table(rows: list[dict[str, Any]]) -> str:
     """The rows as a Markdown table."""
-    lines = [
-        f"| explore (one exact redraw) | control moved | median wall | median CPU | CPU <= {TARGET_S} s |",
-        "|---|---|---|---|---|",
+    header = [
+        "explore (one exact redraw)",
+        "control moved",
+        "median wall",
+        "median CPU",
+        f"CPU <= {TARGET_S} s",
     ]
-    for r in rows:
-        ok = "yes" if r["cpu_s"] <= TARGET_S else "no"
-        lines.append(
-            f"| {r['system']} | {r['control']} | {r['wall_s'] * 1000:.0f} ms | {r['cpu_s'] * 1000:.0f} ms "
-            f"| {ok} |"
-        )
-    return "\n".join(lines)
+    return markdown(
+        header,
+        (
+            [r["system"], r["control"], f"{r['wall_s'] * 1000:.0f} ms", f"{r['cpu_s'] * 1000:.0f} ms",
+             "yes" if r["cpu_s"] <= TARGET_S else "no"]
+            for r in rows
+        ),
+    )  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
