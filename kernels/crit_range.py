@@ -24,14 +24,7 @@ damage dice are rolled after the d20 by
 
 from __future__ import annotations
 
-from critlab.kernels.counts import (
-    add_to_bin,
-    counter_at,
-    hist_at,
-    kept_label,
-    natural_tables,
-    settle_totals,
-)
+from critlab.kernels.counts import add_to_bin, counter_at, hist_at, kept_label, natural_tables, settle_totals
 from critlab.kernels.d20 import roll_d20, roll_d20_counted
 from critlab.kernels.dice import local_scratch
 from critlab.kernels.fast_dice import borrowed, roll_planned, roll_simple

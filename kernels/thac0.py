@@ -19,14 +19,7 @@ roll more dice are settled one by one. Other damage dice are rolled after the d2
 
 from __future__ import annotations
 
-from critlab.kernels.counts import (
-    add_to_bin,
-    counter_at,
-    hist_at,
-    kept_label,
-    natural_tables,
-    settle_totals,
-)
+from critlab.kernels.counts import add_to_bin, counter_at, hist_at, kept_label, natural_tables, settle_totals
 from critlab.kernels.d20 import roll_d20, roll_d20_counted
 from critlab.kernels.dice import local_scratch
 from critlab.kernels.fast_dice import borrowed, roll_planned, roll_simple
