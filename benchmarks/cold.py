@@ -14,7 +14,6 @@ less.
 
 from __future__ import annotations
 
-import argparse
 import os
 import resource
 import subprocess
@@ -23,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.command import markdown, parser_of, print_table
 from critlab.analysis.systems import BUILT_IN
 
 # A legal point of each built-in system, as the command line takes it (the README's).
@@ -86,25 +86,17 @@ def measure(*, report: bool = True, log=print) -> list[dict]:
 
 def table(rows: list[dict]) -> str:
     """The cold table in Markdown."""
-    lines = [
-        "| from an empty cache | cold wall s | cold CPU s | cached wall s | compiling wall s "
-        "| compiling CPU s |",
-        "|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['what']} | {r['cold_s']:.1f} | {r['cold_cpu_s']:.1f} | {r['warm_s']:.1f} "
-            f"| {r['compile_s']:.1f} | {r['compile_cpu_s']:.1f} |"
-        )
-    return "\n".join(lines)
+    header = ["from an empty cache", "cold wall s", "cold CPU s", "cached wall s", "compiling wall s",
+              "compiling CPU s"]  # fmt: skip
+    keys = ("cold_s", "cold_cpu_s", "warm_s", "compile_s", "compile_cpu_s")
+    return markdown(header, ([r["what"], *(f"{r[k]:.1f}" for k in keys)] for r in rows))
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.cold", description=__doc__.splitlines()[0])
+    parser = parser_of("benchmarks.cold", __doc__)
     parser.add_argument("--no-report", action="store_true", help="the systems' first simulations only")
     args = parser.parse_args(argv)
-    print(table(measure(report=not args.no_report, log=lambda m: print(m, file=sys.stderr))))
-    return 0
+    return print_table(measure, table, report=not args.no_report)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ Run ``python -m benchmarks.encounter [--quick]``.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -22,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarks.command import parser_of, print_table
 from critlab.analysis.encounter.declare import Combatant, Encounter, Side
 from critlab.analysis.encounter.exact import exact_encounter
 from critlab.analysis.encounter.states import state_count
@@ -108,7 +108,10 @@ CASES: list[tuple[str, Callable[[], Encounter], float | None, bool]] = [
 ]
 
 
-def _pick(policy: str, hp: tuple[int, ...], enemies: range) -> list[tuple[int, float]]:
+def targets(policy: str, hp: tuple[int, ...], enemies) -> list[tuple[int, float]]:
+    """The rules' targeting as a table reads it (``focus``, ``weakest``, ``random``):
+    ``[(enemy, weight)]`` among the ``enemies`` still standing at hit points ``hp``, the
+    reference the plain chains here and in the tests follow."""
     standing = [e for e in enemies if hp[e] > 0]
     if policy == "focus":
         return [(standing[0], 1.0)]
@@ -137,7 +140,7 @@ def plain_chain(enc: Encounter, rounds: int) -> float:
                     if s[i] == 0:
                         nxt[s] += p
                         continue
-                    for t, w in _pick(policy[0 if i < n_a else 1], s, enemies):
+                    for t, w in targets(policy[0 if i < n_a else 1], s, enemies):
                         for d, q in damage[(i, t)].items():
                             s2 = list(s)
                             s2[t] = max(0, s[t] - d)
@@ -273,15 +276,11 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.encounter", description=__doc__.splitlines()[0]
-    )
+    parser = parser_of("benchmarks.encounter", __doc__)
     parser.add_argument("--quick", action="store_true", help="one repeat, fewer simulated encounters")
     parser.add_argument("--exact-only", action="store_true", help="no simulation row")
     args = parser.parse_args(argv)
-    rows = measure(quick=args.quick, log=lambda m: print(m, file=sys.stderr), simulate=not args.exact_only)
-    print(table(rows))
-    return 0
+    return print_table(measure, table, quick=args.quick, simulate=not args.exact_only)
 
 
 if __name__ == "__main__":

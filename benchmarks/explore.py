@@ -12,7 +12,6 @@ its integer controls is moved back and forth between two values; the first redra
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -21,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.command import markdown, parser_of, print_table
 from critlab.analysis.systems import BUILT_IN, get_system
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,25 +73,28 @@ def measure(*, quick: bool = False, log=print) -> list[dict[str, Any]]:
 
 def table(rows: list[dict[str, Any]]) -> str:
     """The rows as a Markdown table."""
-    lines = [
-        f"| explore (one exact redraw) | control moved | median wall | median CPU | CPU <= {TARGET_S} s |",
-        "|---|---|---|---|---|",
+    header = [
+        "explore (one exact redraw)",
+        "control moved",
+        "median wall",
+        "median CPU",
+        f"CPU <= {TARGET_S} s",
     ]
-    for r in rows:
-        ok = "yes" if r["cpu_s"] <= TARGET_S else "no"
-        lines.append(
-            f"| {r['system']} | {r['control']} | {r['wall_s'] * 1000:.0f} ms | {r['cpu_s'] * 1000:.0f} ms "
-            f"| {ok} |"
-        )
-    return "\n".join(lines)
+    return markdown(
+        header,
+        (
+            [r["system"], r["control"], f"{r['wall_s'] * 1000:.0f} ms", f"{r['cpu_s'] * 1000:.0f} ms",
+             "yes" if r["cpu_s"] <= TARGET_S else "no"]
+            for r in rows
+        ),
+    )  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.explore", description=__doc__.splitlines()[0])
+    parser = parser_of("benchmarks.explore", __doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     args = parser.parse_args(argv)
-    print(table(measure(quick=args.quick, log=lambda m: print(m, file=sys.stderr))))
-    return 0
+    return print_table(measure, table, quick=args.quick)
 
 
 if __name__ == "__main__":

@@ -276,13 +276,7 @@ def solve(p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_probs, m
     entry = np.zeros(size, np.int64)
     best = np.zeros(size, np.int64)
     acc = np.zeros(size)
-    for j in range(k):
-        mem[OFFS + j] = offs[j]
-        mem[WIDTHS + j] = widths[j]
-        mem[DONE + j] = 0
-        if sup_len[j] > 0:
-            for t in range(widths[j]):
-                mem[offs[j] + t] = sup_vals[val_start[j] + t]
+    walk_start(mem, k, sup_len, val_start, offs, widths, sup_vals)
     depth = 0
     while True:
         mem[MISS] = -1
@@ -300,8 +294,7 @@ def solve(p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_probs, m
                     return
                 kids[depth] = sup_len[i]
                 mem[DONE + i] = 1
-                for t in range(widths[i]):
-                    mem[offs[i] + t] = sup_vals[val_start[i] + t]
+                put_outcome(mem, i, 0, val_start, offs, widths, sup_vals)
             else:
                 c = i - MAX_INPUTS
                 kids[depth] = mem[CHOICE_N]
@@ -314,10 +307,8 @@ def solve(p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_probs, m
                     return
                 entry[depth] = e
             continue
-        if counts[1] >= max_leaves:
-            counts[3] = 1
+        if not count_leaf(counts, max_leaves):
             return
-        counts[1] += 1
         label = {label}
         if label < 0 or label >= n_labels:
             counts[2] = 1
@@ -336,9 +327,7 @@ def solve(p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_probs, m
             pos[d] += 1
             if pos[d] < kids[d]:
                 if j < MAX_INPUTS:
-                    base = val_start[j] + pos[d] * widths[j]
-                    for t in range(widths[j]):
-                        mem[offs[j] + t] = sup_vals[base + t]
+                    put_outcome(mem, j, pos[d], val_start, offs, widths, sup_vals)
                 else:
                     mem[CHOSEN + j - MAX_INPUTS] = pos[d]
                 break

@@ -11,6 +11,7 @@ counts follow from ``seen`` and the label table once per block.
 
 from __future__ import annotations
 
+from critlab.kernels.d20 import roll_d20
 from critlab.kernels.dice import local_scratch
 from critlab.kernels.jit import kernel
 
@@ -25,6 +26,14 @@ def natural_tables(label_of, r):
         labels[natural] = label_of(natural, r)
         seen[natural] = 0
     return labels, seen
+
+
+@kernel(inline="always")
+def kept_label(s, mode, labels, seen):
+    """One d20 roll of ``mode``: its kept natural counted in ``seen``, and that natural's label."""
+    natural = roll_d20(s, mode)
+    seen[natural] += 1
+    return labels[natural]
 
 
 @kernel(inline="always")
@@ -47,3 +56,25 @@ def add_to_bin(out, start, lo, n_bins, value, count):
     if i < 0 or i >= n_bins:
         i = n_bins
     out[start + i] += count
+
+
+@kernel(inline="always")
+def settle_totals(
+    out, start, lo, n_bins, by_total, totals, natural, seen, settle, damage_at, label, lowest, r
+):
+    """A natural's joint draws counted by total (``by_total``, ``totals`` slots a natural:
+    :func:`critlab.kernels.d20.roll_d20_counted`) settled once per block: each slot's count
+    added to ``seen[natural]`` and, where ``settle``, binned once as the damage
+    ``damage_at(label, lowest + slot, r)`` (``lowest`` the damage roll of all dice showing 1).
+    ``(attacks binned, their damage summed)``."""
+    binned = 0
+    damage_sum = 0
+    for above in range(totals):
+        count = by_total[(natural - 1) * totals + above]
+        seen[natural] += count
+        if settle and count > 0:
+            damage = damage_at(label, lowest + above, r)
+            add_to_bin(out, start, lo, n_bins, damage, count)
+            binned += count
+            damage_sum += damage * count
+    return binned, damage_sum

@@ -24,7 +24,7 @@ damage dice are rolled after the d20 by
 
 from __future__ import annotations
 
-from critlab.kernels.counts import add_to_bin, counter_at, hist_at, natural_tables
+from critlab.kernels.counts import add_to_bin, counter_at, hist_at, kept_label, natural_tables, settle_totals
 from critlab.kernels.d20 import roll_d20, roll_d20_counted
 from critlab.kernels.dice import local_scratch
 from critlab.kernels.fast_dice import borrowed, roll_planned, roll_simple
@@ -92,6 +92,12 @@ def dealt(roll, crit_bonus, r):
     """The damage of a damage roll and a CRIT bonus: the roll floored at 0 before DT, the
     CRIT dice added after DT, the sum reduced by DR rounding down."""
     return scale_floor(max(0, max(0, roll) - r.dt) + crit_bonus, r.keep, r.den, r.x_max)
+
+
+@kernel(inline="always")
+def hit_damage(label, roll, r):
+    """The damage of a plain hit whose damage roll is ``roll`` (no CRIT dice)."""
+    return dealt(roll, 0, r)
 
 
 @kernel(inline="always")
@@ -214,18 +220,15 @@ def block(s, n, out, layout, a):
                     out, l_start, l_lo, l_bins, r, i, left, lives, start, attacks_sum
                 )
         for natural in range(1, 21):  # each hit's damage, once per total
-            for above in range(totals):
-                count = by_total[(natural - 1) * totals + above]
-                seen[natural] += count
-                if labels[natural] == HIT and count > 0:
-                    damage = dealt(lowest_roll + above, 0, r)
-                    add_to_bin(out, d_start, d_lo, d_bins, damage, count)
-                    damage_sum += damage * count
+            label = labels[natural]
+            _, damage = settle_totals(
+                out, d_start, d_lo, d_bins, by_total, totals, natural, seen, label == HIT, hit_damage, label,
+                lowest_roll, r,
+            )  # fmt: skip
+            damage_sum += damage
     else:
         for i in range(n):
-            natural = roll_d20(s, r.roll)
-            seen[natural] += 1
-            label = labels[natural]
+            label = kept_label(s, r.roll, labels, seen)
             if label >= HIT:
                 damage, crit_bonus = damage_of(s, label, r, dmg_terms, crit_terms, scratch)
                 add_to_bin(out, d_start, d_lo, d_bins, damage, 1)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import linecache
 import threading
-import types as pytypes
 from collections import namedtuple
 from dataclasses import dataclass
 from typing import Any
@@ -44,7 +43,7 @@ from critlab.kernels import mechanic as km
 from critlab.kernels.bins import add_counter, add_label, add_value
 from critlab.kernels.dice import _stack_int64, local_scratch
 from critlab.kernels.fight import trial_of
-from critlab.kernels.jit import JIT_OPTIONS, kernel
+from critlab.kernels.jit import JIT_OPTIONS, bind, kernel
 from critlab.kernels.rng import bounded, die, local_state
 from critlab.kernels.vocab import vocabulary
 
@@ -355,9 +354,7 @@ def attack_for(module: str):
     fn = _REGISTERED.get(module) or _ATTACKS.get(module)
     if fn is None:
         name = "attack_" + module.rpartition(".")[2]
-        py = pytypes.FunctionType(_one_attack.__code__, {**globals(), "system_trial": trial_of(module)}, name)
-        py.__qualname__ = name  # the cache's file name: one per system
-        py.__doc__ = _one_attack.__doc__
+        py = bind(_one_attack, name, system_trial=trial_of(module))  # the cache's file name: one per system
         fn = _ATTACKS[module] = kernel(inline="always")(py)
     return fn
 
@@ -377,11 +374,8 @@ def block_for(modules: tuple[str, ...], cache: tuple[str, str] | None = None):
             name = "block_" + "_".join(m.rpartition(".")[2] for m in modules)
             bound = {f"attack_{k}": no_attack for k in range(MAX_KINDS)}
             bound.update({f"attack_{k}": attack_for(m) for k, m in enumerate(modules)})
-            attack = pytypes.FunctionType(_attack.__code__, {**globals(), **bound}, "dispatch_" + name)
-            bound["_attack"] = kernel(inline="always")(attack)
-            fn = pytypes.FunctionType(_block.__code__, {**globals(), **bound}, name)
-            fn.__qualname__ = name  # the cache's file name: one per tuple of systems
-            fn.__doc__ = _block.__doc__
+            bound["_attack"] = kernel(inline="always")(bind(_attack, "dispatch_" + name, **bound))
+            fn = bind(_block, name, **bound)  # the cache's file name: one per tuple of systems
             if cache is not None:
                 options = km.cache_in(fn, *cache)
                 options.pop("boundscheck")  # the block is critlab's; the rule checks in its attack

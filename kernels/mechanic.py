@@ -44,7 +44,6 @@ temporary name and renames them, so processes may share the folder).
 from __future__ import annotations
 
 import linecache
-import math
 import textwrap
 from collections import namedtuple
 from typing import Any, NamedTuple
@@ -56,6 +55,7 @@ from numba.core import caching
 from critlab.kernels.bins import add_counter, add_label, add_value
 from critlab.kernels.dice import _stack_int64, local_scratch, roll_expr
 from critlab.kernels.jit import kernel
+from critlab.kernels.outcomes import put_outcome
 from critlab.kernels.rng import local_state
 
 # mem layout: [MISS, done flags, scalar values, each input's value offset, each input's
@@ -138,49 +138,27 @@ def compensated_add(acc, i, x):
     acc[0, i] = t
 
 
-def pool_rows(n: int, faces: int) -> int:
-    """How many distinct sorted outcomes ``n`` dice of ``faces`` values have (multisets).
+@kernel(inline="always")
+def count_leaf(counts, max_leaves):
+    """A leaf of an exact walk counted in ``counts[1]``; False instead, with ``counts[3]``
+    set, once ``max_leaves`` leaves are counted (the walk stops there)."""
+    if counts[1] >= max_leaves:
+        counts[3] = 1
+        return False
+    counts[1] += 1
+    return True
 
-    >>> pool_rows(12, 6), pool_rows(0, 6)
-    (6188, 1)
-    """
-    return math.comb(n + faces - 1, n)
 
-
-@kernel
-def pool_table(values, probs, n, out_vals, out_probs):
-    """Every distinct outcome of ``n`` independent dice, each showing ``values[j]`` with
-    probability ``probs[j]`` (``values`` ascending): row ``r`` of ``out_vals`` (``n``
-    wide, flat) the dice sorted highest first, ``out_probs[r]`` its multinomial
-    probability, ``n! / prod(c_j!) * prod(probs[j] ** c_j)`` for ``c_j`` dice showing
-    ``values[j]``. ``out_probs`` has :func:`pool_rows` entries."""
-    m = values.shape[0]
-    idx = np.zeros(max(n, 1), np.int64)  # face indices, non-increasing
-    for r in range(out_probs.shape[0]):
-        p = 1.0
-        left = n  # dice not yet placed: the multinomial as a product of binomials
-        t = 0
-        while t < n:
-            u = t
-            while u < n and idx[u] == idx[t]:
-                u += 1
-            c = u - t
-            for a in range(c):
-                p *= (left - a) / (a + 1) * probs[idx[t]]
-            left -= c
-            t = u
-        for a in range(n):
-            out_vals[r * n + a] = values[idx[a]]
-        out_probs[r] = p
-        # the next non-increasing sequence: raise the last index that may rise
-        t = n - 1
-        while t >= 0 and (idx[t] == m - 1 or (t > 0 and idx[t] == idx[t - 1])):
-            t -= 1
-        if t < 0:
-            break
-        idx[t] += 1
-        for a in range(t + 1, n):
-            idx[a] = 0
+@kernel(inline="always")
+def walk_start(mem, k, sup_len, val_start, offs, widths, sup_vals):
+    """``mem`` at the start of an exact walk over ``k`` inputs (:mod:`critlab.kernels.outcomes`):
+    each input in its place, none read yet, each with a table holding its first outcome."""
+    for j in range(k):
+        mem[OFFS + j] = offs[j]
+        mem[WIDTHS + j] = widths[j]
+        mem[DONE + j] = 0
+        if sup_len[j] > 0:
+            put_outcome(mem, j, 0, val_start, offs, widths, sup_vals)
 
 
 class KeyedCacheLocator(caching._CacheLocator):
@@ -314,13 +292,7 @@ def explore(fill, p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_
     pos = np.zeros(k, np.int64)
     branch = np.zeros(k + 1, np.int64)
     w = np.zeros(k + 1)
-    for j in range(k):
-        mem[OFFS + j] = offs[j]
-        mem[WIDTHS + j] = widths[j]
-        mem[DONE + j] = 0
-        if sup_len[j] > 0:
-            for t in range(widths[j]):
-                mem[offs[j] + t] = sup_vals[val_start[j] + t]
+    walk_start(mem, k, sup_len, val_start, offs, widths, sup_vals)
     depth = 0
     w[0] = 1.0
     while True:
@@ -336,15 +308,12 @@ def explore(fill, p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_
             branch[depth] = i
             pos[i] = 0
             mem[DONE + i] = 1
-            for t in range(widths[i]):
-                mem[offs[i] + t] = sup_vals[val_start[i] + t]
+            put_outcome(mem, i, 0, val_start, offs, widths, sup_vals)
             compensated_add(cut, 0, w[depth - 1] * tails[i])
             w[depth] = w[depth - 1] * sup_probs[sup_start[i]]
             continue
-        if counts[1] >= max_leaves:
-            counts[3] = 1
+        if not count_leaf(counts, max_leaves):
             return
-        counts[1] += 1
         label = {label}
         if label < 0 or label >= n_labels:
             bad[0] = label
@@ -361,9 +330,7 @@ def explore(fill, p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_
             j = branch[depth]
             pos[j] += 1
             if pos[j] < sup_len[j]:
-                base = val_start[j] + pos[j] * widths[j]
-                for t in range(widths[j]):
-                    mem[offs[j] + t] = sup_vals[base + t]
+                put_outcome(mem, j, pos[j], val_start, offs, widths, sup_vals)
                 w[depth] = w[depth - 1] * sup_probs[sup_start[j] + pos[j]]
                 break
             mem[DONE + j] = 0
@@ -394,6 +361,9 @@ def generated_namespace(user: Any) -> dict[str, Any]:
         "add_value": add_value,
         "add_counter": add_counter,
         "compensated_add": compensated_add,
+        "put_outcome": put_outcome,
+        "count_leaf": count_leaf,
+        "walk_start": walk_start,
         "MISS": MISS,
         "DONE": DONE,
         "VALS": VALS,

@@ -19,7 +19,7 @@ roll more dice are settled one by one. Other damage dice are rolled after the d2
 
 from __future__ import annotations
 
-from critlab.kernels.counts import add_to_bin, counter_at, hist_at, natural_tables
+from critlab.kernels.counts import add_to_bin, counter_at, hist_at, kept_label, natural_tables, settle_totals
 from critlab.kernels.d20 import roll_d20, roll_d20_counted
 from critlab.kernels.dice import local_scratch
 from critlab.kernels.fast_dice import borrowed, roll_planned, roll_simple
@@ -187,19 +187,15 @@ def block(s, n, out, layout, a):
             label = labels[natural]
             rest = label == Outcome.HIT or label == Outcome.NATURAL20_REDUCED
             rest = rest or (label == Outcome.CRITICAL_HIT and not critical_apart)
-            for above in range(totals):
-                count = by_total[(natural - 1) * totals + above]
-                seen[natural] += count
-                if rest and count > 0:
-                    damage = settled(label, lowest_roll + above, r)
-                    add_to_bin(out, d_start, d_lo, d_bins, damage, count)
-                    dealt += count
-                    damage_sum += damage * count
+            binned, damage = settle_totals(
+                out, d_start, d_lo, d_bins, by_total, totals, natural, seen, rest, settled, label,
+                lowest_roll, r,
+            )  # fmt: skip
+            dealt += binned
+            damage_sum += damage
     else:
         for _ in range(n):
-            natural = roll_d20(s, r.roll)
-            seen[natural] += 1
-            label = labels[natural]
+            label = kept_label(s, r.roll, labels, seen)
             if label >= Outcome.FUMBLE_REROLL_HIT:  # the labels that roll more dice
                 label, damage, severity = resolve(s, label, r, dmg_terms, sev_terms, scratch)
                 if label != Outcome.FUMBLE:

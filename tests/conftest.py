@@ -7,6 +7,7 @@ from __future__ import annotations
 import signal
 
 import matplotlib
+import pytest
 from hypothesis import settings
 
 matplotlib.use("Agg")
@@ -21,6 +22,22 @@ settings.load_profile("critlab")
 # handling it here gives every command started by the tests a live Ctrl-C.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    """A Dask client of a local cluster of two single-thread worker processes, one cluster
+    a test module (the cluster tests'); the test is skipped where distributed is missing."""
+    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("psutil")  # a dependency of distributed
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
 
 # The test-only sixth system (tests/toy_duel): its own files and this one registry line.
 from critlab.analysis.systems import register  # noqa: E402

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 from math import fsum
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, get_type_hints
 
 import numpy as np
 
@@ -55,19 +55,8 @@ class TermLike(Protocol):
     success_at: int
 
 
-class LegacyTerm(NamedTuple):
-    """A term in the notation's first form, in the fields of :class:`TermLike`."""
-
-    sign: int
-    count: int
-    sides: int
-    keep_mode: int
-    keep: int
-    exploding: bool
-    reroll_mode: int
-    reroll_at: int
-    explode_at: int
-    success_at: int
+LegacyTerm = NamedTuple("LegacyTerm", list(get_type_hints(TermLike).items()))
+LegacyTerm.__doc__ = """A term in the notation's first form: the fields of :class:`TermLike` alone."""
 
 
 def exploding_dice(terms) -> int:

@@ -269,21 +269,8 @@ def group(rw: Rewriter, g: Group) -> tuple[list[tuple[int, str]], int]:
         (member,) = g.members
         if count:
             return [(1, "{" + rw.expression(member) + count[2:] + ", 0}")], 0  # 1 where it meets
-        return _sum(rw, member)  # one roll, kept of one
+        return rw.sum(member)  # one roll, kept of one
     return [(1, "{" + ", ".join(rw.expression(m) for m in g.members) + "}" + keep + count)], 0
-
-
-def _sum(rw: Rewriter, e: Expr) -> tuple[list[tuple[int, str]], int]:
-    terms: list[tuple[int, str]] = []
-    constant = 0
-    for sign, node in e.items:
-        got = rw.node(node)
-        if isinstance(got, int):
-            constant += sign * got
-        else:
-            terms += [(sign * s, t) for s, t in got[0]]
-            constant += sign * got[1]
-    return terms, constant
 
 
 def whole(rw: Rewriter, e: Expr) -> str | None:

@@ -152,7 +152,26 @@ _AFTER = {
 }
 
 
-class _Reader:
+class Cursor:
+    """A reading position ``i`` in a text ``s`` (spaces removed, letters lowered), for the
+    notation's reader and the tools' (:mod:`critlab.analysis.dice.tabletop`)."""
+
+    s: str
+    i: int
+
+    def peek(self, k: int = 1) -> str:
+        """The next ``k`` characters (fewer at the end)."""
+        return self.s[self.i : self.i + k]
+
+    def take(self, word: str) -> bool:
+        """Step over ``word`` where the text goes on with it."""
+        if self.s.startswith(word, self.i):
+            self.i += len(word)
+            return True
+        return False
+
+
+class _Reader(Cursor):
     """A cursor over the text with spaces removed and letters lowered, remembering where
     each character stood in the original (positions in messages are the original's)."""
 
@@ -182,15 +201,6 @@ class _Reader:
             return self.error(f"{quote(taught[0])} at position {self.pos()} {taught[1]}")
         rest = self.text[self.where[self.i] :].strip()  # once, on the way out
         return self.error(f"unexpected {quote(rest)} at position {self.pos()}; expected {expected}")
-
-    def peek(self, k: int = 1) -> str:
-        return self.s[self.i : self.i + k]
-
-    def take(self, word: str) -> bool:
-        if self.s.startswith(word, self.i):
-            self.i += len(word)
-            return True
-        return False
 
     def digits(self) -> str:
         start = self.i
@@ -425,6 +435,7 @@ __all__ = [
     "MAX_TEXT",
     "quote",
     "UNBOUNDED",
+    "Cursor",
     "Interval",
     "NotationError",
     "interval",

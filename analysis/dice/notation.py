@@ -230,16 +230,7 @@ def _dice(text: str, raw: RawDice, sign: int) -> DiceTerm:
                 raise _error(text, f"{here}: {why}")
             fields.update(keep_mode=DROP_LOWEST if op == "dl" else DROP_HIGHEST, keep=k)
         else:
-            if op in ("kh", "kl"):
-                if not 1 <= k <= n:
-                    raise _error(text, f"{here}: '{op}{k}' keeps {k} of {n} dice; keep 1..{n}")
-                mode, kept = (KEEP_HIGHEST if op == "kh" else KEEP_LOWEST), k
-            else:
-                if not 1 <= k < n:
-                    raise _error(text, f"{here}: '{op}{k}' drops {k} of {n} dice; drop 1..{n - 1}")
-                mode, kept = (KEEP_HIGHEST if op == "dl" else KEEP_LOWEST), n - k
-            if kept < n:
-                fields.update(keep_mode=mode, keep=kept)
+            _keep(text, here, op, k, n, "dice", fields)
     if "count" in s:
         op, sel, botch = s["count"]
         iv = interval(*sel)
@@ -263,6 +254,21 @@ def _span(faces) -> str:
     return f"{faces[0]}..{faces[-1]}" if len(faces) > 1 else str(faces[0])
 
 
+def _keep(text: str, here: str, op: str, k: int, n: int, what: str, fields: dict) -> None:
+    """A keep or drop suffix (``khK``, ``klK``, ``dhK``, ``dlK``) on ``n`` dice or members
+    (``what``) as the fields it sets: which end is kept and how many, none where all are."""
+    if op in ("kh", "kl"):
+        if not 1 <= k <= n:
+            raise _error(text, f"{here}: '{op}{k}' keeps {k} of {n} {what}; keep 1..{n}")
+        mode, kept = (KEEP_HIGHEST if op == "kh" else KEEP_LOWEST), k
+    else:
+        if not 1 <= k < n:
+            raise _error(text, f"{here}: '{op}{k}' drops {k} of {n} {what}; drop 1..{n - 1}")
+        mode, kept = (KEEP_HIGHEST if op == "dl" else KEEP_LOWEST), n - k
+    if kept < n:
+        fields.update(keep_mode=mode, keep=kept)
+
+
 def _scale(text: str, here: str, s: dict, fields: dict) -> None:
     if "scale" in s:
         op, k = s["scale"]
@@ -281,16 +287,7 @@ def _group(text: str, raw: RawGroup, sign: int) -> DiceGroup:
     m = len(members)
     if "keep" in s:
         op, k = s["keep"]
-        if op in ("kh", "kl"):
-            if not 1 <= k <= m:
-                raise _error(text, f"{here}: '{op}{k}' keeps {k} of {m} members; keep 1..{m}")
-            mode, kept = (KEEP_HIGHEST if op == "kh" else KEEP_LOWEST), k
-        else:
-            if not 1 <= k < m:
-                raise _error(text, f"{here}: '{op}{k}' drops {k} of {m} members; drop 1..{m - 1}")
-            mode, kept = (KEEP_HIGHEST if op == "dl" else KEEP_LOWEST), m - k
-        if kept < m:
-            fields.update(keep_mode=mode, keep=kept)
+        _keep(text, here, op, k, m, "members", fields)
     if "count" in s:
         op, sel, botch = s["count"]
         fields.update(count_kind=op, count_range=interval(*sel), botch=interval(*botch) if botch else None)

@@ -29,7 +29,8 @@ class Rewriter:
     def error(self, why: str) -> DialectError:
         return DialectError(f"{self.dialect} dice {quote(self.original)}: {why}")
 
-    def expression(self, e: Expr, *, top: bool = False) -> str:
+    def sum(self, e: Expr) -> tuple[list[tuple[int, str]], int]:
+        """The sum ``e`` (its comparison aside) as ``(signed critlab terms, constant)``."""
         parts: list[tuple[int, str]] = []
         constant = 0
         for sign, node in e.items:
@@ -40,6 +41,10 @@ class Rewriter:
                 terms, c = got
                 constant += sign * c
                 parts += [(sign * s, text) for s, text in terms]
+        return parts, constant
+
+    def expression(self, e: Expr, *, top: bool = False) -> str:
+        parts, constant = self.sum(e)
         out = "".join(("-" if s < 0 else "+") + text for s, text in parts)
         if constant or not parts:
             out += f"{constant:+d}"

@@ -153,7 +153,7 @@ def group(rw: Rewriter, g: Group) -> tuple[list[tuple[int, str]], int]:
         if len(keeps) + len(points) != len(g.mods) or len(keeps) > 1 or len(points) > 1:
             raise rw.error(f"{quote(g.text)}: a one-roll group takes a keep or drop and a success point")
         if not points:
-            return _sum(rw, member)  # one total kept of one
+            return rw.sum(member)  # one total kept of one
         op, n = point(rw, points[0])
         return [(1, "{" + rw.expression(member) + f"{op}{n}, 0}}")], 0  # 1 where the total meets it
     keep = success = failure = None
@@ -172,19 +172,6 @@ def group(rw: Rewriter, g: Group) -> tuple[list[tuple[int, str]], int]:
     elif failure is not None:
         raise rw.error(f"{quote(g.text)}: failures (f) count against a success target")
     return [(1, out)], 0
-
-
-def _sum(rw: Rewriter, e: Expr) -> tuple[list[tuple[int, str]], int]:
-    terms: list[tuple[int, str]] = []
-    constant = 0
-    for sign, node in e.items:
-        got = rw.node(node)
-        if isinstance(got, int):
-            constant += sign * got
-        else:
-            terms += [(sign * s, t) for s, t in got[0]]
-            constant += sign * got[1]
-    return terms, constant
 
 
 def whole(rw: Rewriter, e: Expr) -> str | None:

@@ -21,7 +21,7 @@ import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from critlab.analysis.dice.grammar import MAX_DIGITS, MAX_SIDES, MAX_TEXT, NotationError, quote
+from critlab.analysis.dice.grammar import MAX_DIGITS, MAX_SIDES, MAX_TEXT, Cursor, NotationError, quote
 
 COMPARE_OPS = ("<=", ">=", "<", ">", "=")
 _CHARACTERS = frozenset(string.ascii_lowercase + string.digits + "+-*/%(){},<>=!")
@@ -99,7 +99,7 @@ class Expr:
     text: str = ""
 
 
-class Reader:
+class Reader(Cursor):
     """A cursor over the formula (labels removed, spaces removed, letters lowered) that
     reads one dialect's modifiers (``names``, tried longest first)."""
 
@@ -110,15 +110,6 @@ class Reader:
 
     def error(self, why: str) -> DialectError:
         return DialectError(f"{self.dialect} dice {quote(self.original)}: {why}")
-
-    def peek(self, k: int = 1) -> str:
-        return self.s[self.i : self.i + k]
-
-    def take(self, word: str) -> bool:
-        if self.s.startswith(word, self.i):
-            self.i += len(word)
-            return True
-        return False
 
     def digits(self) -> int | None:
         start = self.i

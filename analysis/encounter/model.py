@@ -27,22 +27,20 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from critlab.analysis.encounter.declare import (
-    MAX_ATTACKS,
-    MAX_HP,
-    MAX_INITIATIVE,
-    MAX_ROUNDS,
-    ORDERS,
-    TARGETING,
-    Encounter,
-)
+from critlab.analysis.encounter.declare import Encounter
 from critlab.analysis.encounter.exact import EncounterResult, exact_encounter
-from critlab.analysis.encounter.settings import current, integer_settings, with_settings
+from critlab.analysis.encounter.settings import (
+    COMBATANT_KINDS,
+    ENCOUNTER_KINDS,
+    current,
+    integer_settings,
+    with_settings,
+)
 from critlab.analysis.encounter.work import encounter_work
 from critlab.analysis.fight.exact import FightResult
 from critlab.analysis.fight.model import result_model
 from critlab.analysis.model import CHOICE, INTEGER, BaseModel, Parameter, model_of
-from critlab.analysis.params import Choice, Int, declared, default_of
+from critlab.analysis.params import Int, declared, default_of
 from critlab.analysis.results import SimResult
 from critlab.analysis.run import RunOptions
 from critlab.analysis.spec import SpecError
@@ -53,7 +51,11 @@ POLARITY = {"a_wins": 1, "b_wins": -1, "draw": 0, "undecided": 0}
 TOP = "encounter"
 
 
-def _own(name: str, kind: Any, default: Any, label: str, help: str, group: str, **more: Any) -> Parameter:
+def _own(name: str, default: Any, label: str, help: str, group: str, **more: Any) -> Parameter:
+    """One of the encounter's own settings as a parameter, of its kind in
+    :mod:`critlab.analysis.encounter.settings` (named by the setting's last word)."""
+    key = name.rpartition(".")[2]
+    kind = ENCOUNTER_KINDS.get(key) or COMBATANT_KINDS[key]
     return Parameter(name, INTEGER if isinstance(kind, Int) else CHOICE, kind, default, label, help,
                      group=group, **more)  # fmt: skip
 
@@ -61,19 +63,19 @@ def _own(name: str, kind: Any, default: Any, label: str, help: str, group: str, 
 def encounter_parameters(enc: Encounter) -> tuple[Parameter, ...]:
     """Every setting of ``enc`` as a declared parameter (see the module docstring)."""
     out = [
-        _own("order", Choice(*ORDERS), enc.order, "order", "the order of turns", TOP),
-        _own("max_rounds", Int(1, MAX_ROUNDS), enc.max_rounds, "rounds at most", "then undecided", TOP),
+        _own("order", enc.order, "order", "the order of turns", TOP),
+        _own("max_rounds", enc.max_rounds, "rounds at most", "then undecided", TOP),
     ]
     for s, side in (("a", enc.a), ("b", enc.b)):
         help = f"whom side {s} attacks"
-        out.append(_own(f"{s}.targeting", Choice(*TARGETING), side.targeting, f"{s} targeting", help, TOP))
+        out.append(_own(f"{s}.targeting", side.targeting, f"{s} targeting", help, TOP))
     people = enc.combatants
     for i, c in enumerate(people):
         n = c.name
         out += [
-            _own(f"{n}.hp", Int(1, MAX_HP), c.hp, "hit points", f"{n}'s hit points", n, unit="hp"),
-            _own(f"{n}.attacks", Int(1, MAX_ATTACKS), c.attacks, "attacks", "attacks a turn", n),
-            _own(f"{n}.initiative", Int(-MAX_INITIATIVE, MAX_INITIATIVE), c.initiative, "initiative",
+            _own(f"{n}.hp", c.hp, "hit points", f"{n}'s hit points", n, unit="hp"),
+            _own(f"{n}.attacks", c.attacks, "attacks", "attacks a turn", n),
+            _own(f"{n}.initiative", c.initiative, "initiative",
                  "added to 1d20 when the order is rolled", n, when={"order": ("rolled",)}),
         ]  # fmt: skip
         spec_cls = c.attack.system.spec

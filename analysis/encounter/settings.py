@@ -35,6 +35,28 @@ from critlab.analysis.encounter.exact import LABELS
 from critlab.analysis.params import Choice, Int, declared
 from critlab.analysis.spec import SpecError
 
+# The kinds of the encounter's own settings: the whole encounter's (each side's targeting
+# under "targeting") and each combatant's; the rest are its attacks' and defenses' parameters.
+ENCOUNTER_KINDS = {
+    "order": Choice(*ORDERS),
+    "max_rounds": Int(1, MAX_ROUNDS),
+    "targeting": Choice(*TARGETING),
+}
+COMBATANT_KINDS = {
+    "hp": Int(1, MAX_HP),
+    "attacks": Int(1, MAX_ATTACKS),
+    "initiative": Int(-MAX_INITIATIVE, MAX_INITIATIVE),
+}
+
+
+def _described(kind: Any) -> tuple[str, Any]:
+    """A parameter kind as :func:`setting_kind` says it."""
+    if isinstance(kind, Int):
+        return "int", (kind.lo, kind.hi)
+    if isinstance(kind, Choice):
+        return "choice", kind.choices
+    return "other", None
+
 
 def _combatant(enc: Encounter, name: str, setting: str) -> int:
     for k, c in enumerate(enc.combatants):
@@ -48,17 +70,14 @@ def _combatant(enc: Encounter, name: str, setting: str) -> int:
 def setting_kind(enc: Encounter, setting: str) -> tuple[str, Any]:
     """``("int", (lo, hi))``, ``("choice", choices)`` or ``("other", None)`` for one
     setting; a SpecError naming an unknown one."""
-    if setting == "order":
-        return "choice", ORDERS
+    if setting in ("order", "max_rounds"):
+        return _described(ENCOUNTER_KINDS[setting])
     if setting in ("a.targeting", "b.targeting"):
-        return "choice", TARGETING
-    if setting == "max_rounds":
-        return "int", (1, MAX_ROUNDS)
+        return _described(ENCOUNTER_KINDS["targeting"])
     name, _, rest = setting.partition(".")
     c = enc.combatants[_combatant(enc, name, setting)]
-    bounds = {"hp": (1, MAX_HP), "attacks": (1, MAX_ATTACKS), "initiative": (-MAX_INITIATIVE, MAX_INITIATIVE)}
-    if rest in bounds:
-        return "int", bounds[rest]
+    if rest in COMBATANT_KINDS:
+        return _described(COMBATANT_KINDS[rest])
     param = rest.removeprefix("defense.")
     if rest.startswith("defense."):
         systems = [
@@ -69,11 +88,7 @@ def setting_kind(enc: Encounter, setting: str) -> tuple[str, Any]:
     for system in systems:
         if param in {f for f in system.spec.__dataclass_fields__}:
             kind = declared(system.spec).get(param)
-            if kind is not None and isinstance(kind.kind, Int):
-                return "int", (kind.kind.lo, kind.kind.hi)
-            if kind is not None and isinstance(kind.kind, Choice):
-                return "choice", kind.kind.choices
-            return "other", None
+            return _described(None if kind is None else kind.kind)
     raise SpecError(
         setting, None, "is not a setting of this encounter (order, max_rounds, a.targeting, NAME.hp, ...)"
     )

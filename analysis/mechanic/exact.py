@@ -56,6 +56,11 @@ class Supports:
     probs: np.ndarray
     tails: np.ndarray
 
+    def walked(self) -> tuple[np.ndarray, ...]:
+        """The tables as the exact walks take them, in their order (``sup_start, sup_len,
+        val_start, offs, widths, sup_vals, sup_probs``: :mod:`critlab.kernels.outcomes`)."""
+        return self.start, self.rows, self.val_start, self.offs, self.widths, self.values, self.probs
+
 
 def supports(rule: Any, spec: Spec) -> Supports:
     """The exact outcomes of every input for ``spec``: a value's support (values of
@@ -131,13 +136,7 @@ def _walk(rule: Any, spec: Spec, sups: Supports, params: tuple, fill: int, vmin,
         "explore",
         fill,
         params,
-        sups.start,
-        sups.rows,
-        sups.val_start,
-        sups.offs,
-        sups.widths,
-        sups.values,
-        sups.probs,
+        *sups.walked(),
         sups.tails,
         MAX_GRID,
         label_p,
@@ -198,16 +197,17 @@ def exact(rule: Any, spec: Spec) -> ExactResult:
             distributions[name] = d
             metrics[f"mean_{name}"] = d.mean
     metrics["tail"] = tail
-    if solved is not None:
-        return _with_policy(rule, spec, sups, solved, marked, probs, distributions, metrics)
-    return ExactResult(
-        system=rule.name,
-        params=spec.params(),
-        labels=rule.labels,
-        probs=np.asarray(probs, dtype=np.float64),
-        distributions=distributions,
-        metrics=metrics,
-    )
+    result = {
+        "system": rule.name,
+        "params": spec.params(),
+        "labels": rule.labels,
+        "probs": np.asarray(probs, dtype=np.float64),
+        "distributions": distributions,
+    }
+    if solved is None:
+        return ExactResult(**result, metrics=metrics)
+    gain, chosen = _best_play(rule, spec, sups, solved, marked)
+    return ChoiceResult(**result, metrics={**metrics, "choice_gain": gain}, policy=chosen)
 
 
 @dataclass(frozen=True)
@@ -230,13 +230,13 @@ class ChoiceResult(ExactResult):
 MAX_POLICY_ROWS = 5000
 
 
-def _with_policy(rule, spec, sups, solved, marked, probs, distributions, metrics) -> ChoiceResult:
+def _best_play(rule, spec, sups, solved, marked) -> tuple[float | None, dict[str, Any]]:
+    """What a choosing rule's best play adds to its result: ``choice_gain`` (the best play's
+    objective over the best fixed play's, None past the budget) and its ``policy``."""
     from critlab.analysis.mechanic import policy
     from critlab.analysis.mechanic.words import describe
 
     fixed = policy.fixed_best(rule, spec, sups, MAX_GRID, refuse)
-    metrics = dict(metrics)
-    metrics["choice_gain"] = None if fixed is None else max(solved.best - fixed, 0.0)
     table = policy.rows(rule, spec, marked)
     out = {}
     for site in rule.sites:
@@ -248,15 +248,7 @@ def _with_policy(rule, spec, sups, solved, marked, probs, distributions, metrics
             "row_count": len(rows),
             "rows": rows[:MAX_POLICY_ROWS],
         }
-    return ChoiceResult(
-        system=rule.name,
-        params=spec.params(),
-        labels=rule.labels,
-        probs=np.asarray(probs, dtype=np.float64),
-        distributions=distributions,
-        metrics=metrics,
-        policy=out,
-    )
+    return (None if fixed is None else max(solved.best - fixed, 0.0)), out
 
 
 def solve(rule: Any, spec: Spec, sups: Supports | None = None) -> Any:

@@ -9,7 +9,7 @@ suffixes (rerolls, clamps, explosions: whatever the notation allows on one die, 
 the rule's to do, so they are refused here.
 
 Exact, a pool is enumerated as its distinct sorted outcomes, each with its multinomial
-probability (:func:`critlab.kernels.mechanic.pool_table`): 12d6 is 6,188 outcomes, not
+probability (:func:`critlab.kernels.outcomes.pool_table`): 12d6 is 6,188 outcomes, not
 6^12. Simulated, every die is rolled (:func:`critlab.kernels.mechanic.make_kernels`).
 
 >>> p = pool("12d6")
@@ -38,6 +38,7 @@ import numpy as np
 from critlab.analysis.dice.notation import KEEP_ALL, parse, parse_die
 from critlab.analysis.dist import TAIL_EPS
 from critlab.kernels import mechanic as km
+from critlab.kernels.outcomes import pool_rows, pool_table
 
 _POOL = re.compile(r"\s*([0-9]+)\s*[dD](.*)$", re.DOTALL)
 # Suffixes that act across the dice (keep, drop, count, scale, separate exploded dice) or
@@ -141,14 +142,14 @@ def outcomes(n: int, die: str) -> Outcomes:
     keep = d.probs > 0
     faces = d.values[keep].astype(np.int64)
     probs = d.probs[keep].astype(np.float64)
-    rows = km.pool_rows(n, len(faces))
+    rows = pool_rows(n, len(faces))
     # the mass cut off: 1 - (1 - tail)^n, computed without cancellation
     tail = float(-np.expm1(n * np.log1p(-d.tail))) if d.tail else 0.0
     if rows * max(n, 1) > MAX_TABLE_CELLS:
         return Outcomes(None, None, tail, rows)
     vals = np.zeros(rows * n, dtype=np.int64)
     out_probs = np.zeros(rows, dtype=np.float64)
-    km.pool_table(faces, probs, n, vals, out_probs)
+    pool_table(faces, probs, n, vals, out_probs)
     return Outcomes(vals.reshape(rows, n), out_probs, tail, rows)
 
 

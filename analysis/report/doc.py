@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,28 @@ class Document:
             return out
 
         return walk(self.blocks)
+
+
+class Renderer:
+    """A way of writing a :class:`Document` (the HTML page, the README): a method per kind
+    of block (``heading``, ``paragraph``, ``figure``, ``table``, ``details``, ``findings``,
+    ``contents``), each ``(doc, block) -> str``, and :meth:`block` to pick a block's."""
+
+    def block(self, doc: Document, b: Any) -> str:
+        """Block ``b`` of ``doc`` written by the method for its kind."""
+        ways = {
+            Heading: self.heading,
+            Paragraph: self.paragraph,
+            Figure: self.figure,
+            Table: self.table,
+            Details: self.details,
+            Findings: self.findings,
+            Contents: self.contents,
+        }
+        for kind, way in ways.items():
+            if isinstance(b, kind):
+                return way(doc, b)
+        raise TypeError(f"unknown report block {b!r}")
 
 
 def fmt(x: float | None) -> str:

@@ -12,16 +12,7 @@ from __future__ import annotations
 import base64
 from html import escape
 
-from critlab.analysis.report.doc import (
-    Contents,
-    Details,
-    Document,
-    Figure,
-    Findings,
-    Heading,
-    Paragraph,
-    Table,
-)
+from critlab.analysis.report.doc import Document, Heading, Renderer, Table
 
 CSS = """
 :root { color-scheme: light; }
@@ -131,13 +122,17 @@ def _table(t: Table) -> str:
     return f'<div class="scroll">{table}</div>'
 
 
-def _block(doc: Document, b) -> str:
-    if isinstance(b, Heading):
+class _Page(Renderer):
+    """The blocks as HTML."""
+
+    def heading(self, doc: Document, b) -> str:
         return f'<h{b.level} id="{escape(b.anchor)}">{escape(b.text)}</h{b.level}>'
-    if isinstance(b, Paragraph):
+
+    def paragraph(self, doc: Document, b) -> str:
         cls = f' class="{b.style}"' if b.style else ""
         return f"<p{cls}>{escape(b.text)}</p>"
-    if isinstance(b, Figure):
+
+    def figure(self, doc: Document, b) -> str:
         data = base64.b64encode(b.png).decode("ascii")
         # a narrow screen gets the figure's narrow form, its text at the size it was drawn
         narrow = (
@@ -152,24 +147,27 @@ def _block(doc: Document, b) -> str:
             f'<picture>{narrow}<img src="data:image/png;base64,{data}" alt="{escape(b.alt or b.caption)}">'
             f"</picture></a><figcaption>{escape(b.caption)}</figcaption></figure>"
         )
-    if isinstance(b, Table):
+
+    def table(self, doc: Document, b) -> str:
         return _table(b)
-    if isinstance(b, Details):
-        inner = "\n".join(_block(doc, x) for x in b.blocks)
+
+    def details(self, doc: Document, b) -> str:
+        inner = "\n".join(self.block(doc, x) for x in b.blocks)
         return f"<details><summary>{escape(b.summary)}</summary>\n{inner}\n</details>"
-    if isinstance(b, Findings):
+
+    def findings(self, doc: Document, b) -> str:
         items = "".join(
             f'<li>{escape(text)} <a href="#{escape(anchor)}">→ section</a></li>' for text, anchor in b.items
         )
         return f'<ul class="findings">{items}</ul>'
-    if isinstance(b, Contents):
+
+    def contents(self, doc: Document, b) -> str:
         return _contents(doc)
-    raise TypeError(f"unknown report block {b!r}")
 
 
 def render(doc: Document) -> str:
     """The whole page as a string."""
-    body = "\n".join(_block(doc, b) for b in doc.blocks)
+    body = "\n".join(_Page().block(doc, b) for b in doc.blocks)
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'

@@ -22,16 +22,7 @@ from __future__ import annotations
 import re
 from html import escape
 
-from critlab.analysis.report.doc import (
-    Contents,
-    Details,
-    Document,
-    Figure,
-    Findings,
-    Heading,
-    Paragraph,
-    Table,
-)
+from critlab.analysis.report.doc import Document, Renderer, Table
 
 _INERT = str.maketrans(
     {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "[": "\\[", "]": "\\]", "*": "\\*"}
@@ -82,31 +73,39 @@ def _contents(doc: Document) -> str:
     return "\n".join(lines)
 
 
-def _block(doc: Document, b) -> str:
-    if isinstance(b, Heading):
+class _Readme(Renderer):
+    """The blocks as Markdown."""
+
+    def heading(self, doc: Document, b) -> str:
         # an explicit anchor: heading slugs differ between Markdown renderers
         return f'<a id="{escape(b.anchor)}"></a>\n\n{"#" * b.level} {text(b.text)}'
-    if isinstance(b, Paragraph):
+
+    def paragraph(self, doc: Document, b) -> str:
         if b.style == "warn":
             return f"> **Warning: {text(b.text)}**"
         return f"**{text(b.text)}**" if b.style in ("ok", "fail") else paragraph(b.text)
-    if isinstance(b, Figure):
+
+    def figure(self, doc: Document, b) -> str:
         return f"![{text(b.alt or b.caption)}]({b.file})\n\n*{text(b.caption)}*"
-    if isinstance(b, Table):
+
+    def table(self, doc: Document, b) -> str:
         return _table(b) + (f"\n\n[Full table (CSV)]({b.csv})" if b.csv else "")
-    if isinstance(b, Details):  # GitHub renders <details>; the blank lines keep Markdown inside it
-        inner = "\n\n".join(_block(doc, x) for x in b.blocks)
+
+    def details(self, doc: Document, b) -> str:
+        # GitHub renders <details>; the blank lines keep Markdown inside it
+        inner = "\n\n".join(self.block(doc, x) for x in b.blocks)
         # HTML-escaped, and brackets as entities: no renderer can read a link in it
         summary = escape(" ".join(b.summary.split())).replace("[", "&#91;").replace("]", "&#93;")
         return f"<details><summary>{summary}</summary>\n\n{inner}\n\n</details>"
-    if isinstance(b, Findings):
+
+    def findings(self, doc: Document, b) -> str:
         return "\n".join(f"- {text(t)} ([→ section](#{a}))" for t, a in b.items)
-    if isinstance(b, Contents):
+
+    def contents(self, doc: Document, b) -> str:
         return _contents(doc)
-    raise TypeError(f"unknown report block {b!r}")
 
 
 def render(doc: Document) -> str:
     """The whole README as a string."""
-    parts = [f"# {text(doc.title)}"] + [_block(doc, b) for b in doc.blocks]
+    parts = [f"# {text(doc.title)}"] + [_Readme().block(doc, b) for b in doc.blocks]
     return "\n\n".join(parts) + "\n"

@@ -36,7 +36,7 @@ Design views (tables and plots) are in :mod:`critlab.analysis.views.crits_cats`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -69,6 +69,11 @@ DISTRIBUTIONS = words(k.Hist)
 
 VERSUS = {"mode": ("versus",)}
 SPELL = {"mode": ("spell",)}
+
+
+def _versus_damage(dice: Dice, help: str) -> Any:
+    """A versus roll's damage dice parameter: none by default (optional), in hit points."""
+    return param(None, dice, help, when=VERSUS, optional=True, unit="hp")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -142,24 +147,12 @@ class CritsCatsSpec(Spec):
         when=VERSUS,
     )
     major_margin: int = param(20, Int(), "how far the margin must go for a major critical or catastrophe")
-    damage: str | None = param(
-        None,
-        Dice(explode=False),
-        "the attack's damage dice (none: no combat)",
-        when=VERSUS,
-        optional=True,
-        unit="hp",
-    )
+    damage: str | None = _versus_damage(Dice(explode=False), "the attack's damage dice (none: no combat)")
     protection: int = param(
         0, Int(0), "the defender's protection, subtracted from a normal hit (with damage)", when=VERSUS
     )
-    backlash_damage: str | None = param(
-        None,
-        Dice(),
-        "the defender's damage dice on a catastrophe's hit back (none: the same as damage)",
-        when=VERSUS,
-        optional=True,
-        unit="hp",
+    backlash_damage: str | None = _versus_damage(
+        Dice(), "the defender's damage dice on a catastrophe's hit back (none: the same as damage)"
     )
     attacker_protection: int = param(
         0, Int(0), "the attacker's protection against a minor catastrophe's hit back", when=VERSUS

@@ -10,6 +10,7 @@ from fractions import Fraction
 
 import pytest
 
+from benchmarks.encounter import targets
 from critlab.analysis.encounter.declare import Combatant, Encounter, Side
 from critlab.analysis.encounter.exact import exact_encounter
 from critlab.analysis.encounter.initiative import orders_of
@@ -127,16 +128,6 @@ def test_a_duel_against_two_fights(order, hp_a, hp_b, att_a, att_b):
 # -- every order and targeting policy against a plain chain ----------------------------
 
 
-def _pick(policy, hp, enemies):
-    standing = [e for e in enemies if hp[e] > 0]
-    if policy == "focus":
-        return [(standing[0], 1.0)]
-    if policy == "weakest":
-        low = min(hp[e] for e in standing)
-        return [(next(e for e in standing if hp[e] == low), 1.0)]
-    return [(e, 1.0 / len(standing)) for e in standing]
-
-
 def plain_chain(hps, sides, attacks, mods, damage, policies, order, max_rounds):
     """The encounter's labels, rounds and final hit points by a dictionary of states,
     played attack by attack as the rules read; ``rolled`` mixes every order by the
@@ -169,7 +160,7 @@ def plain_chain(hps, sides, attacks, mods, damage, policies, order, max_rounds):
                             continue
                         for _ in range(attacks[i]):
                             out = defaultdict(float)
-                            for t, w in _pick(policies[sides[i]], s, enemies[i]):
+                            for t, w in targets(policies[sides[i]], s, enemies[i]):
                                 hit(cur, i, t, w, out)
                             cur = out
                     for s2, q in cur.items():
@@ -191,7 +182,7 @@ def plain_chain(hps, sides, attacks, mods, damage, policies, order, max_rounds):
                             if s[i] == 0:
                                 nxt[s] += p
                                 continue
-                            for t, w in _pick(policies[sides[i]], s, enemies[i]):
+                            for t, w in targets(policies[sides[i]], s, enemies[i]):
                                 hit({s: p}, i, t, w, nxt)
                         live = {}
                         for s, p in nxt.items():

@@ -11,6 +11,7 @@ from collections import defaultdict
 
 import pytest
 
+from benchmarks.encounter import targets
 from critlab.analysis.encounter.declare import Combatant, Encounter, Side
 from critlab.analysis.encounter.exact import exact_encounter
 from critlab.analysis.encounter.states import state_count
@@ -20,17 +21,6 @@ from critlab.analysis.systems import get_system
 THAC0 = get_system("thac0")
 CRIT = get_system("crit-range")
 TOL = 1e-11
-
-
-def _targets(policy, hp, enemies):
-    """The rules' targeting: ``[(enemy, weight)]`` among those standing."""
-    standing = [e for e in enemies if hp[e] > 0]
-    if policy == "focus":
-        return [(standing[0], 1.0)]
-    if policy == "weakest":
-        low = min(hp[e] for e in standing)
-        return [(next(e for e in standing if hp[e] == low), 1.0)]
-    return [(e, 1.0 / len(standing)) for e in standing]
 
 
 def _winner(hp, sides):
@@ -83,7 +73,7 @@ def independent_chain(enc, turns_of_orders):
                             continue
                         for _ in range(people[i].attacks):
                             after = defaultdict(float)
-                            for t, w in _targets(policy[sides[i]], s, enemies[i]):
+                            for t, w in targets(policy[sides[i]], s, enemies[i]):
                                 for cur, q in now.items():
                                     for d, r in damage[(i, t)].items():
                                         c2 = list(cur)
@@ -101,7 +91,7 @@ def independent_chain(enc, turns_of_orders):
                             if s[i] == 0:
                                 nxt[s] += p
                                 continue
-                            for t, w in _targets(policy[sides[i]], s, enemies[i]):
+                            for t, w in targets(policy[sides[i]], s, enemies[i]):
                                 for d, r in damage[(i, t)].items():
                                     s2 = list(s)
                                     s2[t] = max(0, s2[t] - d)

@@ -34,17 +34,6 @@ from critlab.kernels.runner import BLOCK_TRIALS, block_sizes, run  # noqa: E402
 SPEC = Thac0Spec(thac0=10, target_ac=0, to_hit=12, crit_threshold=19)  # fumble rerolls, hits, crits
 
 
-@pytest.fixture(scope="module")
-def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster) as c,
-    ):
-        yield c
-
-
 def _same_result(a, b) -> None:
     assert a.to_json() == b.to_json()
     assert a.tally.counts.tolist() == b.tally.counts.tolist()
@@ -53,16 +42,16 @@ def _same_result(a, b) -> None:
     assert a.tally.counters == b.tally.counters
 
 
-def test_simulation_equals_local_single_thread(client):
+def test_simulation_equals_local_single_thread(dask_client):
     trials = 1_500_000  # six blocks, the last one short
     assert len(block_sizes(trials)) == 6
     local = simulate(SPEC, trials=trials, seed=11, threads=1, progress=False)
-    remote = simulate(SPEC, trials=trials, seed=11, progress=True, client=client)
+    remote = simulate(SPEC, trials=trials, seed=11, progress=True, client=dask_client)
     _same_result(remote, local)
 
 
 @pytest.mark.parametrize("block_batch", [None, 1, 2, 7])
-def test_any_batching_gives_the_local_tally(client, block_batch):
+def test_any_batching_gives_the_local_tally(dask_client, block_batch):
     # Blocks that record their own stream: any lost, repeated or misplaced block shows.
     def block(state, n, out):
         out[0] += n
@@ -72,19 +61,19 @@ def test_any_batching_gives_the_local_tally(client, block_batch):
     sizes = block_sizes(100, 7)  # 15 blocks, the last of 2 trials
     local = run(block, n_out=3, trials=100, seed=5, threads=1, block_trials=7)
     remote = run_on_client(
-        client, block, n_out=3, seed=5, sizes=sizes, progress=False, block_batch=block_batch
+        dask_client, block, n_out=3, seed=5, sizes=sizes, progress=False, block_batch=block_batch
     )
     assert remote.tolist() == local.tolist() and remote[2] == len(sizes)
 
 
-def test_sweep_equals_local(client):
+def test_sweep_equals_local(dask_client):
     grid = dict(target_ac=[-2, 4], crit_option=["double", "severity"])
     local = sweep(SPEC, simulate=True, trials=40_000, seed=3, **grid)
-    remote = sweep(SPEC, simulate=True, trials=40_000, seed=3, client=client, progress=False, **grid)
+    remote = sweep(SPEC, simulate=True, trials=40_000, seed=3, client=dask_client, progress=False, **grid)
     pd.testing.assert_frame_equal(remote, local, check_exact=True)
 
 
-def test_worker_killed_mid_run_changes_nothing(client, tmp_path, monkeypatch):
+def test_worker_killed_mid_run_changes_nothing(dask_client, tmp_path, monkeypatch):
     seed, trials = 21, 16 * BLOCK_TRIALS
     local = simulate(SPEC, trials=trials, seed=seed, threads=1, progress=False)
     doomed = stream_state(seed, 3)[:4].copy()
@@ -105,20 +94,20 @@ def test_worker_killed_mid_run_changes_nothing(client, tmp_path, monkeypatch):
         return original(layout, doomed_block, options, **kwargs)
 
     monkeypatch.setattr(run_module, "tally_of", tally_with_a_doomed_block)
-    remote = simulate(SPEC, trials=trials, seed=seed, progress=False, client=client)
+    remote = simulate(SPEC, trials=trials, seed=seed, progress=False, client=dask_client)
     assert marker.exists()
     _same_result(remote, local)
-    client.wait_for_workers(2, timeout=60)  # the nanny restarts the worker for later tests
+    dask_client.wait_for_workers(2, timeout=60)  # the nanny restarts the worker for later tests
 
 
-def test_ctrl_c_cancels_outstanding_tasks(client, monkeypatch):
+def test_ctrl_c_cancels_outstanding_tasks(dask_client, monkeypatch):
     def slow_block(state, n, out):
         time.sleep(0.05)
         out[0] += n
 
     monkeypatch.setattr(runner, "_progress_bar", lambda *args, **kwargs: InterruptingBar())
     with pytest.raises(KeyboardInterrupt) as interrupted:
-        run_on_client(client, slow_block, n_out=1, seed=0, sizes=[1] * 60, progress=True, block_batch=1)
+        run_on_client(dask_client, slow_block, n_out=1, seed=0, sizes=[1] * 60, progress=True, block_batch=1)
     # The traceback still holds the run's futures, so only cancelling can have freed them.
     assert interrupted.traceback
 
@@ -126,7 +115,7 @@ def test_ctrl_c_cancels_outstanding_tasks(client, monkeypatch):
         return [str(k) for k in dask_scheduler.tasks if "critlab-" in str(k)]
 
     deadline = time.monotonic() + 10
-    while (left := client.run_on_scheduler(critlab_tasks)) and time.monotonic() < deadline:
+    while (left := dask_client.run_on_scheduler(critlab_tasks)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert left == []
     del interrupted
@@ -138,9 +127,9 @@ def _cli_json(capsys, *extra: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def test_command_line_scheduler(client, capsys):
+def test_command_line_scheduler(dask_client, capsys):
     local = _cli_json(capsys, "--threads", "1")
-    assert _cli_json(capsys, "--scheduler", client.scheduler.address) == local
+    assert _cli_json(capsys, "--scheduler", dask_client.scheduler.address) == local
     assert _cli_json(capsys, "--scheduler", "local") == local
 
 

@@ -261,7 +261,7 @@ def test_drivers_fall_back_to_calling_the_rule_when_inlining_fails(monkeypatch):
         sups = supports(two_dice.rule, two_dice.make_spec(split=7))
         label_p, cut, counts = np.zeros((2, 2)), np.zeros((2, 1)), np.zeros(5, np.int64)
         vmin, vmax = np.full(1, 99, np.int64), np.full(1, -99, np.int64)
-        walk = (sups.start, sups.rows, sups.val_start, sups.offs, sups.widths, sups.values, sups.probs)
+        walk = sups.walked()
         rest = (sups.tails, 10**6, label_p, vmin, vmax, np.zeros(1, np.int64), np.zeros((2, 1)), cut, counts)
         run_driver(two_dice.rule.fn, compiled, "explore", 0, params, *walk, *rest, np.zeros(3, np.int64))
         assert compiled.fell_back and (label_p[0] + label_p[1]).tolist() == pytest.approx([15 / 36, 21 / 36])
@@ -269,18 +269,11 @@ def test_drivers_fall_back_to_calling_the_rule_when_inlining_fails(monkeypatch):
         compiled.kernels, compiled.fell_back = real, False
 
 
-def test_a_mechanic_on_a_dask_cluster_gives_the_local_counts():
-    distributed = pytest.importorskip("distributed")
+def test_a_mechanic_on_a_dask_cluster_gives_the_local_counts(dask_client):
     m = get_system(BLADES)
     spec = m.make_spec(dice=4)
     local = m.simulate(spec, trials=600_000, seed=21, threads=1, progress=False)
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        remote = m.simulate(spec, trials=600_000, seed=21, progress=False, client=client)
+    remote = m.simulate(spec, trials=600_000, seed=21, progress=False, client=dask_client)
     assert remote.to_json() == local.to_json()
 
 
