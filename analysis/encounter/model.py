@@ -166,6 +166,15 @@ class EncounterModel(BaseModel):
     def polarity(self) -> dict[str, int]:
         return dict(POLARITY)
 
+    def said(self, name: str) -> str:
+        """A setting or quantity in words (:mod:`critlab.analysis.encounter.words`): ``ogre.hp``
+        is "ogre's hit points", ``a_wins`` "P(side a wins)"."""
+        from critlab.analysis.encounter.words import said, setting_text
+
+        if any(p.name == name for p in self.parameters):
+            return setting_text(name, self.base)
+        return said(name)
+
     def __reduce__(self) -> tuple:
         # as its settings (a Dask worker reads them again): every attack by its system's
         # name or its mechanic's loadable reference (absolute, so named so after the trip)
