@@ -37,13 +37,10 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
-from critlab.analysis.encounter.declare import Encounter
-from critlab.analysis.encounter.exact import LABELS, STATE_LIMIT, state_count
+from critlab.analysis.encounter.exact import STATE_LIMIT, state_count
 from critlab.analysis.encounter.model import EncounterModel, model_named
-from critlab.analysis.encounter.settings import quantity_of
 from critlab.analysis.model import CHOICE, INTEGER
 from critlab.analysis.report.doc import fmt_value
 from critlab.analysis.report.lead import check_lead
@@ -116,21 +113,20 @@ def read_range(text: str) -> range | None:
     return None if m is None else range(int(m.group(1)), int(m.group(2)) + 1)
 
 
-def metric_names(enc: Encounter) -> tuple[str, ...]:
-    """The exact chain's metrics, in its order (:func:`critlab.analysis.encounter.exact`):
-    ``best_gain_<side>`` last where a side's targeting is ``best``."""
-    each = [f"{p}{c.name}" for c in enc.combatants for p in ("p_down_", "mean_hp_left_")]
-    gain = [f"best_gain_{s}" for s in ("a", "b") if getattr(enc, s).targeting == "best"]
-    return ("mean_rounds", *each, "p_any_down_a", "p_any_down_b", *gain)
-
-
-def check_quantity(enc: Encounter, text: str) -> str:
-    """``text`` as the quantity's snake-case name; a SpecError when the encounter has none."""
-    names = SimpleNamespace(
-        outcomes=dict.fromkeys(LABELS, 0.0), metrics=dict.fromkeys(metric_names(enc), 0.0)
-    )
-    quantity_of(names, text)
-    return text.replace("-", "_")
+def quantity_name(model: Any, text: str) -> str:
+    """``text`` as a quantity's snake-case name: labels of ``model`` (joined by ``+``, each
+    once) or one of its metrics, read from its declared names before any work; a
+    SpecError naming those it has otherwise."""
+    parts = [p.strip().replace("-", "_") for p in str(text).split("+")]
+    labels = model.labels
+    if all(p in labels for p in parts):
+        if len(set(parts)) < len(parts):
+            raise SpecError("quantity", text, "names a label twice: join distinct labels with '+'")
+        return "+".join(parts)
+    if len(parts) == 1 and parts[0] in model.quantities():
+        return parts[0]
+    known = ", ".join(model.quantities())
+    raise SpecError("quantity", text, f"is not an outcome or metric of {model.name}; known: {known}")
 
 
 def read_file(r: Reader, name: str) -> tuple[str, EncounterModel]:
@@ -273,7 +269,7 @@ def encounter_section(r: Reader, sid: str) -> SweepSection:
     quantities: list[str] = []
     for i, q in enumerate(given or DEFAULT_QUANTITIES):
         try:
-            name = check_quantity(base.spec(), q)
+            name = quantity_name(base, q)
         except SpecError as exc:
             raise r.error(f"quantities[{i + 1}]", str(exc)) from None
         if name in quantities:
@@ -354,7 +350,7 @@ def encounter_check(r: Reader, spent: list[float]) -> EncounterCheck:
             "quantity", "name the quantity: an outcome (a_wins), outcomes joined by '+', or a metric"
         )
     try:
-        quantity = check_quantity(model.spec(), text)
+        quantity = quantity_name(model, text)
     except SpecError as exc:
         raise r.error("quantity", str(exc)) from None
     lo, hi = _bound(r, "min"), _bound(r, "max")
