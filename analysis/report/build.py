@@ -1,10 +1,11 @@
 """Build a report: run each configured section, collect figures, tables and metrics.
 
 Sweep sections (``outcomes_by``, ``metric_by``, and ``[[encounters]]``: a sweep over an
-encounter's model) are exact: one :func:`critlab.analysis.design.sweep.sweep` per variant
-(a section over a model: :func:`~critlab.analysis.design.sweep.sweep_model` over
-``model.at(**point)`` at every grid point), reshaped into a *wide table* (one row per grid
-point, one column per axis and quantity), drawn, tabulated, summarised and led alike.
+encounter's model) are exact and one path over the Model protocol: each variant's model
+(a spec's, a fight's, an encounter's) at every grid point, its rows by
+:func:`~critlab.analysis.design.sweep.sweep_model`, reshaped into a *wide table* (one row
+per grid point, one column per axis and quantity), drawn, tabulated, summarised and led
+alike.
 
 Validation sections simulate the spec in ``batches`` independent runs (seeds derived
 from the report seed and the section's key, so adding a section never changes another's
@@ -30,7 +31,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from critlab.analysis.design.sweep import grid_points, point_seeds, sweep, sweep_model
+from critlab.analysis.design.sweep import grid_points, point_seeds, sweep_model
+from critlab.analysis.model import model_of
 from critlab.analysis.report import figures, findings, sweeps, tables, validation
 from critlab.analysis.report.config import ReportConfig, SweepSection, SystemBlock, ValidationSection
 from critlab.analysis.report.doc import Details, Figure, Heading, Paragraph, fmt_value, slug
@@ -89,25 +91,35 @@ def _setting(v: Any) -> Any:
     return v if isinstance(v, (bool, int, float, str)) else str(v)
 
 
-def run_sweep(section: SweepSection, client: Any = None) -> pd.DataFrame:
-    """The section's tidy sweep frame: one :func:`sweep` per variant, a variant column
-    added, or a section over a model its :func:`sweep_model` (its points on the Dask
-    ``client``'s workers when given: the same frame)."""
+def section_models(section: SweepSection) -> list[tuple[str | None, Any]]:
+    """The model each variant of the section sweeps (``None``: no variants): its own model
+    (an encounter's), else its spec's, the fight of its attack with ``fight = {...}``."""
     if section.model is not None:
-        points = grid_points(**section.grid)
-        models = [section.model.at(**point) for point in points]
-        name = f"{section.system}-{section.id}"
-        return sweep_model(models, points, name=name, progress=False, client=client)
+        return [(None, section.model)]
+    from critlab.analysis.fight.model import FightModel
+
+    out = []
+    for name, spec in section.base_specs.items():
+        out.append((name, FightModel.of(spec, **section.fight) if section.fight else model_of(spec)))
+    return out
+
+
+def run_sweep(section: SweepSection, client: Any = None) -> pd.DataFrame:
+    """The section's tidy sweep frame: each variant's model at every grid point, its rows
+    (:func:`~critlab.analysis.design.sweep.sweep_model`), a variant column added (its points
+    on the Dask ``client``'s workers when given: the same frame)."""
     frames = []
     variant_axis = next((a for a in section.axes if a.variant), None)
-    grid = {k: list(v) for k, v in section.grid.items()}
-    for name, spec in section.base_specs.items():
-        if section.fight:
-            df = sweeps.fight_sweep(spec, section.fight, grid, client)
-        else:
-            df = sweep(spec, **grid, client=client, progress=False if client is not None else None)
+    points = grid_points(**section.grid)
+    # a system's own sweep may show a progress bar on a terminal; fights and models do not
+    progress = None if client is None and not section.fight and section.model is None else False
+    for name, base in section_models(section):
+        models = [base.at(**point) for point in points]
+        df = sweep_model(
+            models, points, name=f"{section.system}-{section.id}", progress=progress, client=client
+        )
         if section.cumulative:
-            df = sweeps.add_cumulative(df, section.cumulative_of, section.cumulative, list(grid))
+            df = sweeps.add_cumulative(df, section.cumulative_of, section.cumulative, list(section.grid))
         if variant_axis is not None:
             df.insert(0, variant_axis.name, name)
         frames.append(df)
