@@ -1,6 +1,7 @@
 """Encounters in a report configuration: ``[[encounters]]`` sections and encounter checks,
 read and probed before any work: what is an encounter's own in reading them (its file, its
-dotted settings, its chain's bound). A section is a
+chain's bound, its budget's words); its settings, varied setting and quantities are read
+over its model (:mod:`critlab.analysis.report.model_read`). A section is a
 :class:`~critlab.analysis.report.sections.SweepSection` over the file's
 :class:`~critlab.analysis.encounter.model.EncounterModel` (one axis, its quantities in
 order), run, drawn and summarised as every sweep section is; a check is computed by the
@@ -24,26 +25,20 @@ quantity, more than :data:`MAX_ENCOUNTER_POINTS` points, a point over the chain'
 10^7-state bound, or a section (or the checks together) whose estimated exact work passes
 the shared budget (:mod:`critlab.analysis.work`, about two minutes) is one
 :class:`~critlab.analysis.report.reading.ConfigError` naming the file and key.
-
->>> flatten({"ogre": {"hp": 60, "defense": {"target_ac": 4}}, "order": "rolled"})
-{'ogre.hp': 60, 'ogre.defense.target_ac': 4, 'order': 'rolled'}
->>> read_range("20..40")
-range(20, 41)
 """
 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from critlab.analysis.encounter.exact import STATE_LIMIT, state_count
 from critlab.analysis.encounter.model import EncounterModel, model_named
-from critlab.analysis.model import CHOICE, INTEGER
 from critlab.analysis.report.doc import fmt_value
 from critlab.analysis.report.lead import check_lead
+from critlab.analysis.report.model_read import apply, quantity_name, read_settings, read_vary
 from critlab.analysis.report.reading import ConfigError, Reader, section_id, shown
 from critlab.analysis.report.sections import Axis, SweepSection
 from critlab.analysis.spec import SpecError
@@ -59,7 +54,6 @@ DEFAULT_QUANTITIES = ("a_wins", "p_any_down_a")
 MAX_QUANTITIES = 8
 SECTION_KEYS = ("file", "id", "title", "note", "vary", "quantities", "set", "lead", "headline")
 CHECK_KEYS = ("name", "encounter", "params", "quantity", "min", "max")
-_RANGE = re.compile(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*")
 
 
 @dataclass(frozen=True)
@@ -95,40 +89,6 @@ class EncounterCheck:
 
 
 # -- pieces ---------------------------------------------------------------------------------
-def flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Dotted TOML keys (``ogre.hp = 60`` is ``{"ogre": {"hp": 60}}``) as setting names."""
-    out: dict[str, Any] = {}
-    for k, v in table.items():
-        name = f"{prefix}{str(k).replace('-', '_')}"
-        if isinstance(v, dict) and not {"from", "to"} & set(v):
-            out.update(flatten(v, name + "."))
-        else:
-            out[name] = v
-    return out
-
-
-def read_range(text: str) -> range | None:
-    """``"LO..HI"`` as a range (``None`` when it is not one)."""
-    m = _RANGE.fullmatch(text)
-    return None if m is None else range(int(m.group(1)), int(m.group(2)) + 1)
-
-
-def quantity_name(model: Any, text: str) -> str:
-    """``text`` as a quantity's snake-case name: labels of ``model`` (joined by ``+``, each
-    once) or one of its metrics, read from its declared names before any work; a
-    SpecError naming those it has otherwise."""
-    parts = [p.strip().replace("-", "_") for p in str(text).split("+")]
-    labels = model.labels
-    if all(p in labels for p in parts):
-        if len(set(parts)) < len(parts):
-            raise SpecError("quantity", text, "names a label twice: join distinct labels with '+'")
-        return "+".join(parts)
-    if len(parts) == 1 and parts[0] in model.quantities():
-        return parts[0]
-    known = ", ".join(model.quantities())
-    raise SpecError("quantity", text, f"is not an outcome or metric of {model.name}; known: {known}")
-
-
 def read_file(r: Reader, name: str) -> tuple[str, EncounterModel]:
     """The model of the encounter file named at ``name`` (relative to the configuration's folder)."""
     rel = r.get(name, str, None, what="an encounter file (a path ending in .toml)")
@@ -142,48 +102,6 @@ def read_file(r: Reader, name: str) -> tuple[str, EncounterModel]:
         raise r.error(name, f"cannot read encounter file {rel}: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise r.error(name, str(exc)) from None
-
-
-def check_value(model: EncounterModel, setting: str, value: Any, file: str, key: str) -> Any:
-    """One setting's value checked against its declared parameter (integers in range, a
-    choice's words)."""
-    try:
-        p = model.parameter(setting)
-    except SpecError as exc:
-        raise ConfigError(file, key, str(exc)) from None
-    if p.kind == INTEGER:
-        lo, hi = p.lo, p.hi
-        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            raise ConfigError(file, key, f"{setting} must be an integer in {lo}..{hi}, got {shown(value)}")
-    elif p.kind == CHOICE and value not in p.choices:
-        raise ConfigError(file, key, f"{setting} must be one of {', '.join(p.choices)}, got {shown(value)}")
-    elif isinstance(value, (dict, list)):
-        raise ConfigError(file, key, f"{setting} takes one value, got {shown(value)}")
-    return value
-
-
-def apply(
-    model: EncounterModel, settings: dict[str, Any], file: str, keys: dict[str, str], where: str = ""
-) -> EncounterModel:
-    """The model at ``settings``; a refusal is reported at the key that set it."""
-    try:
-        return model.at(**settings)
-    except SpecError as exc:
-        key = keys.get(str(exc.name), keys.get(next(iter(keys), ""), ""))
-        raise ConfigError(file, key, f"{where}{exc}") from None
-
-
-def read_settings(r: Reader, name: str, model: EncounterModel) -> tuple[dict[str, Any], dict[str, str]]:
-    """The settings table at ``name`` (flattened) and each setting's key, every value checked
-    and applied on its own first, so a refusal names its key."""
-    table = r.get(name, dict, {})
-    settings, keys = {}, {}
-    for setting, value in flatten(table).items():
-        key = f"{r.sub(name)}.{setting}"
-        settings[setting] = check_value(model, setting, value, r.file, key)
-        keys[setting] = key
-        apply(model, {setting: settings[setting]}, r.file, {setting: key})
-    return settings, keys
 
 
 def chain_states(model: EncounterModel, file: str, key: str, where: str = "") -> int:
@@ -201,59 +119,6 @@ def chain_states(model: EncounterModel, file: str, key: str, where: str = "") ->
     return states
 
 
-def _vary(r: Reader, model: EncounterModel, fixed: dict[str, Any]) -> tuple[str, str, tuple[Any, ...]]:
-    table = r.get(
-        "vary", dict, None, what='a table of one setting and its values, e.g. { "ogre.hp" = "20..40" }'
-    )
-    flat = flatten(table) if table is not None else {}
-    if len(flat) != 1:
-        raise r.error(
-            "vary",
-            f'vary exactly one setting over its values, e.g. {{ "ogre.hp" = "20..40" }}; got {len(flat)}',
-        )
-    ((setting, given),) = flat.items()
-    key = f"{r.sub('vary')}.{setting}"
-    if setting in fixed:
-        raise ConfigError(r.file, key, f"{setting} is also given in set: vary it or set it, not both")
-    try:
-        kind = model.parameter(setting).kind
-    except SpecError as exc:
-        raise ConfigError(r.file, key, str(exc)) from None
-    if isinstance(given, dict):
-        rng = Reader(r.file, given, key)
-        rng.only(("from", "to", "step"))
-        lo, hi = rng.get("from", int, None), rng.get("to", int, None)
-        step = rng.get("step", int, 1, what="a non-zero integer")
-        if lo is None or hi is None or step == 0 or (hi - lo) * step < 0:
-            raise ConfigError(
-                r.file, key, "a range needs from and to, and a step leading from one to the other"
-            )
-        count = (hi - lo) // step + 1
-        values: Any = range(lo, hi + (1 if step > 0 else -1), step) if count <= MAX_ENCOUNTER_POINTS else ()
-    elif isinstance(given, str) and kind == INTEGER and read_range(given) is not None:
-        values = read_range(given)
-        count = len(values)
-        if not count:
-            raise ConfigError(r.file, key, f"LO..HI needs LO <= HI, got {quoted(given)}")
-    elif isinstance(given, list):
-        values, count = given, len(given)
-    else:
-        raise ConfigError(
-            r.file, key, f'must be a list of values, "LO..HI" or {{ from, to[, step] }}, got {shown(given)}'
-        )
-    if count < 1 or count > MAX_ENCOUNTER_POINTS:
-        raise ConfigError(
-            r.file,
-            key,
-            f"{count:,} values; an encounter section has 1..{MAX_ENCOUNTER_POINTS} points "
-            "(each an exact chain)",
-        )
-    checked = tuple(check_value(model, setting, v, r.file, f"{key}[{i + 1}]") for i, v in enumerate(values))
-    if len(set(map(repr, checked))) != len(checked):
-        raise ConfigError(r.file, key, "has a value twice")
-    return setting, key, checked
-
-
 # -- sections and checks ----------------------------------------------------------------------
 def encounter_section(r: Reader, sid: str) -> SweepSection:
     """One ``[[encounters]]`` table read as a sweep over its encounter's model, every point
@@ -262,7 +127,8 @@ def encounter_section(r: Reader, sid: str) -> SweepSection:
     rel, model = read_file(r, "file")
     fixed, keys = read_settings(r, "set", model)
     base = apply(model, fixed, r.file, keys)
-    setting, vkey, values = _vary(r, base, fixed)
+    noun = f"an encounter section has 1..{MAX_ENCOUNTER_POINTS} points (each an exact chain)"
+    setting, vkey, values = read_vary(r, base, fixed, MAX_ENCOUNTER_POINTS, noun)
     given = r.names("quantities")
     if given is not None and not 1 <= len(given) <= MAX_QUANTITIES:
         raise r.error("quantities", f"name 1..{MAX_QUANTITIES} quantities (or leave the key out)")
