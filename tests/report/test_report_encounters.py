@@ -347,3 +347,37 @@ def test_encounter_checks_share_the_checks_work_budget(tmp_path):
     with pytest.raises(ConfigError) as info:
         load_config(config)
     assert f": checks[{first}]: with the checks before it, " in str(info.value), str(info.value)
+
+
+# -- one kind of section -----------------------------------------------------------------------
+def test_an_encounter_section_is_led_as_a_systems_section_is(tmp_path):
+    text = SECTION.replace('title = "Hero against rat"', 'title = "Hero against rat"\nheadline = true')
+    text += 'lead = { axis = "hero.thac0", from = 11, to = 19 }\n'
+    result = build_report(_write(tmp_path, text), out=tmp_path / "out", progress=False)
+    info = next(s for s in result.summary["sections"] if s.get("kind") == "encounter")
+    compare, shape = info["lead"]
+    assert compare == "Hero's THAC0 19 instead of 11 cuts P(side a wins) from 87% to 54.5%.", compare
+    assert shape.startswith("P(side a wins) falls from 87% at hero's THAC0 11 to 54.5% at 19; ")
+    assert "mean rounds (of decided encounters) rises from 1.16 to 1.56" in shape
+    readme = (result.out / "README.md").read_text(encoding="utf-8")
+    findings = readme.split("What this report says", 1)[1].split("\n#", 1)[0]
+    assert compare in findings and "#encounters--duel" in findings  # the page's findings, linked
+
+
+def test_a_bad_lead_is_refused_at_its_key(tmp_path):
+    text = SECTION + 'lead = { axis = "rat.hp", from = 1, to = 2 }\n'
+    with pytest.raises(ConfigError) as info:
+        load_config(_write(tmp_path, text))
+    assert "encounters[1].lead: axis must be one of the section's axes (hero.thac0)" in str(info.value)
+
+
+def test_the_section_names_things_as_its_model_says_them(tmp_path):
+    section = load_config(_write(tmp_path, SECTION)).encounters[0]
+    said = section.model.said
+    assert said("hero.thac0") == "hero's THAC0" and said("a_wins") == "P(side a wins)"
+    assert said("mean_rounds") == "mean rounds (of decided encounters)"
+    assert section.outcomes == ("a_wins", "b_wins", "p_any_down_a")  # its probabilities, in percent
+    assert section.metrics == ("mean_rounds",) and section.plotted == section.quantities
+    from critlab.analysis.systems import get_system
+
+    assert get_system("thac0").model().said("thac0") is None  # a system's words are its declarations'
