@@ -56,7 +56,8 @@ def _spec_cls(section: SweepSection) -> Any:
 
 def _said(section: SweepSection, name: str) -> str | None:
     """``name`` in the words the section's model declares (an encounter's), else None."""
-    return section.model.said(name) if section.model is not None else None
+    model = getattr(section, "model", None)
+    return model.said(name) if model is not None else None
 
 
 def numeric(axis: Axis) -> bool:
