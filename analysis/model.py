@@ -9,8 +9,10 @@ otherwise), the exact answer there (:meth:`Model.exact`), a simulation under one
 options (:meth:`Model.simulate`), the estimated work of its exact answer
 (:meth:`Model.work`, in the unit of :mod:`critlab.analysis.work`), its outcome labels and
 quantities (:meth:`Model.quantities`, :meth:`Model.value`) and how its labels look
-(:meth:`Model.polarity`, :attr:`Model.ordered`). A tool written over the protocol (the
-explorer, and the designer tools in time) needs no kind by name.
+(:meth:`Model.polarity`, :attr:`Model.ordered`) and, where it declares them, its names in
+words (:meth:`Model.said`: an encounter's ``ogre.hp`` is "ogre's hit points"). A tool
+written over the protocol (the explorer, the designer tools, the report) needs no kind by
+name.
 
 Each kind implements it where it lives: a rule system (a mechanic too) and a spec tell
 their model by one method, ``__model__()``, which :func:`model_of` asks (an encounter's
@@ -255,6 +257,11 @@ class Model(Protocol):
         """An outcome's probability, labels joined by ``+``, or a metric (``None``: null)."""
         ...
 
+    def said(self, name: str) -> str | None:
+        """A parameter or quantity in the words this model declares for it (a probability
+        as ``P(...)``), or ``None`` where it declares none (a reader's own words then)."""
+        ...
+
 
 class BaseModel:
     """What every model shares: the point read against the declarations, the names of
@@ -346,6 +353,9 @@ class BaseModel:
             return None if v is None or math.isnan(float(v)) else float(v)
         known = ", ".join(self.quantities())
         raise SpecError("quantity", quantity, f"is not an outcome or metric of {self.name}; known: {known}")
+
+    def said(self, name: str) -> str | None:
+        return None
 
     def __repr__(self) -> str:
         given = ", ".join(f"{k}={v!r}" for k, v in self._values.items() if v is not None)

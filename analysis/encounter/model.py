@@ -27,8 +27,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from critlab.analysis.encounter.declare import Encounter
-from critlab.analysis.encounter.exact import EncounterResult, exact_encounter
+from critlab.analysis.encounter.declare import (
+    Encounter,
+)
+from critlab.analysis.encounter.exact import LABELS, EncounterResult, exact_encounter
 from critlab.analysis.encounter.settings import (
     COMBATANT_KINDS,
     ENCOUNTER_KINDS,
@@ -167,6 +169,29 @@ class EncounterModel(BaseModel):
 
     def polarity(self) -> dict[str, int]:
         return dict(POLARITY)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return LABELS
+
+    def quantities(self) -> tuple[str, ...]:
+        """The labels, then the exact chain's metrics in its order, known from the
+        encounter's shape before any work: ``mean_rounds``, each combatant's ``p_down_``
+        and ``mean_hp_left_``, ``p_any_down_a``/``_b``, ``best_gain_<side>`` last where a
+        side's targeting is ``best``."""
+        enc = self.enc
+        each = [f"{p}{c.name}" for c in enc.combatants for p in ("p_down_", "mean_hp_left_")]
+        gain = [f"best_gain_{s}" for s in ("a", "b") if getattr(enc, s).targeting == "best"]
+        return (*LABELS, "mean_rounds", *each, "p_any_down_a", "p_any_down_b", *gain)
+
+    def said(self, name: str) -> str:
+        """A setting or quantity in words (:mod:`critlab.analysis.encounter.words`): ``ogre.hp``
+        is "ogre's hit points", ``a_wins`` "P(side a wins)"."""
+        from critlab.analysis.encounter.words import said, setting_text
+
+        if any(p.name == name for p in self.parameters):
+            return setting_text(name, self.base)
+        return said(name)
 
     def __reduce__(self) -> tuple:
         # as its settings (a Dask worker reads them again): every attack by its system's

@@ -37,11 +37,10 @@ from pathlib import Path
 from typing import Any
 
 from critlab.analysis.report import stepsummary
-from critlab.analysis.report.build import Progress, SectionOutput, plain_progress, run_system
+from critlab.analysis.report.build import Progress, SectionOutput, plain_progress, run_system, sweep_section
 from critlab.analysis.report.checks import checks_verdict, run_checks
 from critlab.analysis.report.compare import SUMMARY_FORMAT, Comparison, compare, load_baseline
 from critlab.analysis.report.config import ConfigError, ReportConfig, load_config
-from critlab.analysis.report.encounters import encounter_section
 from critlab.analysis.report.meta import run_metadata
 from critlab.analysis.report.output import ReportFolder, write_file
 from critlab.analysis.report.page import assemble, change_words, status, verdict
@@ -138,7 +137,7 @@ def _build(
     """Run every section, write the files into the staged folder and swap it in."""
     run_seed = resolve_seed(cfg.seed)
     n_sections = sum(len(b.sections) for b in cfg.systems) + len(cfg.encounters)
-    over = [b.name for b in cfg.systems] + sorted({s.file for s in cfg.encounters})
+    over = [b.name for b in cfg.systems] + sorted({s.facts["encounter"] for s in cfg.encounters})
     say(
         f"report {cfg.name!r}: {n_sections} sections over {', '.join(over)}; "
         f"seed {run_seed}, {cfg.trials:,} trials per validation"
@@ -148,7 +147,7 @@ def _build(
     outputs: dict[str, list[SectionOutput]] = {}
     for block in cfg.systems:
         outputs[block.name] = run_system(block, cfg, run_seed, say, None if progress else False, client)
-    encounters = [encounter_section(s, say, client) for s in cfg.encounters]  # exact chains, no seed
+    encounters = [sweep_section(s, say, client) for s in cfg.encounters]  # sweeps over encounter models
 
     metrics: dict[str, dict[str, Any]] = {}
     for outs in [*outputs.values(), encounters]:
@@ -194,7 +193,7 @@ def _build(
             "batches": cfg.batches,
             "alpha": cfg.alpha,
             "systems": [b.name for b in cfg.systems],
-            "encounters": sorted({s.file for s in cfg.encounters}),
+            "encounters": sorted({s.facts["encounter"] for s in cfg.encounters}),
             "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - wall)),
             "wall_time_s": round(wall, 3),
         },

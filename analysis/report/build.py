@@ -1,10 +1,15 @@
 """Build a report: run each configured section, collect figures, tables and metrics.
 
-Sweep sections (``outcomes_by``, ``metric_by``) are exact: one :func:`critlab.analysis.design.sweep.sweep`
-per variant, reshaped into a *wide table* (one row per grid point, one column per
-axis and quantity). Validation sections simulate the spec in ``batches`` independent
-runs (seeds derived from the report seed and the section's key, so adding a section
-never changes another's numbers), merge the tallies for
+Sweep sections (``outcomes_by``, ``metric_by``, and ``[[encounters]]``: a sweep over an
+encounter's model) are exact and one path over the Model protocol: each variant's model
+(a spec's, a fight's, an encounter's) at every grid point, its rows by
+:func:`~critlab.analysis.design.sweep.sweep_model`, reshaped into a *wide table* (one row
+per grid point, one column per axis and quantity), drawn, tabulated, summarised and led
+alike.
+
+Validation sections simulate the spec in ``batches`` independent runs (seeds derived
+from the report seed and the section's key, so adding a section never changes another's
+numbers), merge the tallies for
 :func:`critlab.analysis.validate.validate`, and take each simulated metric's standard error
 from the spread of its batch estimates (batch means), which needs nothing but the
 metric itself.
@@ -26,7 +31,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from critlab.analysis.design.sweep import point_seeds, sweep
+from critlab.analysis.design.sweep import grid_points, point_seeds, sweep_model
+from critlab.analysis.model import model_of
 from critlab.analysis.report import figures, findings, sweeps, tables, validation
 from critlab.analysis.report.config import ReportConfig, SweepSection, SystemBlock, ValidationSection
 from critlab.analysis.report.doc import Details, Figure, Heading, Paragraph, fmt_value, slug
@@ -70,6 +76,8 @@ def section_settings(section: SweepSection) -> dict[str, Any]:
     ``summary.json`` records them so that "what changed" can name an input that changed:
     ``{param: value}``, or ``{"variant.param": value}`` per variant of a variant axis."""
     varied = {a.name for a in section.axes}
+    if section.model is not None:  # a model's settings given over its own (an encounter's set)
+        return {k: _setting(v) for k, v in section.facts.get("set", {}).items() if k not in varied}
     fixed: dict[str, Any] = {}
     for vname, spec in section.base_specs.items():
         for k, v in spec.params().items():
@@ -83,19 +91,35 @@ def _setting(v: Any) -> Any:
     return v if isinstance(v, (bool, int, float, str)) else str(v)
 
 
+def section_models(section: SweepSection) -> list[tuple[str | None, Any]]:
+    """The model each variant of the section sweeps (``None``: no variants): its own model
+    (an encounter's), else its spec's, the fight of its attack with ``fight = {...}``."""
+    if section.model is not None:
+        return [(None, section.model)]
+    from critlab.analysis.fight.model import FightModel
+
+    out = []
+    for name, spec in section.base_specs.items():
+        out.append((name, FightModel.of(spec, **section.fight) if section.fight else model_of(spec)))
+    return out
+
+
 def run_sweep(section: SweepSection, client: Any = None) -> pd.DataFrame:
-    """The section's tidy sweep frame: one :func:`sweep` per variant, a variant column
-    added (its points on the Dask ``client``'s workers when given: the same frame)."""
+    """The section's tidy sweep frame: each variant's model at every grid point, its rows
+    (:func:`~critlab.analysis.design.sweep.sweep_model`), a variant column added (its points
+    on the Dask ``client``'s workers when given: the same frame)."""
     frames = []
     variant_axis = next((a for a in section.axes if a.variant), None)
-    grid = {k: list(v) for k, v in section.grid.items()}
-    for name, spec in section.base_specs.items():
-        if section.fight:
-            df = sweeps.fight_sweep(spec, section.fight, grid, client)
-        else:
-            df = sweep(spec, **grid, client=client, progress=False if client is not None else None)
+    points = grid_points(**section.grid)
+    # a system's own sweep may show a progress bar on a terminal; fights and models do not
+    progress = None if client is None and not section.fight and section.model is None else False
+    for name, base in section_models(section):
+        models = [base.at(**point) for point in points]
+        df = sweep_model(
+            models, points, name=f"{section.system}-{section.id}", progress=progress, client=client
+        )
         if section.cumulative:
-            df = sweeps.add_cumulative(df, section.cumulative_of, section.cumulative, list(grid))
+            df = sweeps.add_cumulative(df, section.cumulative_of, section.cumulative, list(section.grid))
         if variant_axis is not None:
             df.insert(0, variant_axis.name, name)
         frames.append(df)
@@ -103,7 +127,10 @@ def run_sweep(section: SweepSection, client: Any = None) -> pd.DataFrame:
 
 
 def table_columns(section: SweepSection) -> list[str]:
-    """Quantities in the section's table: the plotted ones first, then the extras."""
+    """Quantities in the section's table: the plotted ones first, then the extras (a
+    model's quantities in their order)."""
+    if section.quantities:
+        return list(section.quantities)
     if section.kind == "metric_by":
         return [*section.metrics, *section.outcomes]
     return [*([section.label] if section.sum else []), *section.outcomes, *section.metrics]
@@ -114,12 +141,16 @@ def wide_table(section: SweepSection, tidy: pd.DataFrame) -> pd.DataFrame:
     the axes (outermost first) and the section's quantities."""
     names = [a.name for a in section.axes]
     wanted = [*section.outcomes, *section.metrics]
+    joined = {q: q.split("+") for q in wanted if "+" in q and q not in set(tidy["name"])}
+    wanted += [p for parts in joined.values() for p in parts]
     sub = tidy[tidy["name"].isin(wanted)]
     if names:
         wide = sub.set_index([*names, "name"])["exact"].unstack("name").reset_index()
     else:
         wide = sub.set_index("name")["exact"].to_frame().T.reset_index(drop=True)
     wide.columns.name = None
+    for q, parts in joined.items():  # labels joined by "+": their probabilities summed
+        wide[q] = [math.fsum(row) for row in wide[parts].to_numpy(dtype=float)]
     if section.sum:
         wide[section.label] = wide[list(section.outcomes)].sum(axis=1)
     order = [f"_pos{i}" for i in range(len(names))]
@@ -152,6 +183,8 @@ def sweep_section(section: SweepSection, say: Progress, client: Any = None) -> S
     lead = findings.section_lead(section, wide)  # what the numbers say, computed
     if lead:
         out.blocks.append(Paragraph(" ".join(lead), "lead"))
+    if section.about:  # what a section over a model is (the encounter file, its settings)
+        out.blocks.append(Paragraph(section.about, "note"))
     if section.note:
         out.blocks.append(Paragraph(section.note, "note"))
     figure_file = None
@@ -185,6 +218,7 @@ def sweep_section(section: SweepSection, say: Progress, client: Any = None) -> S
         "headline": section.headline,
         "figure": figure_file,
         "table": f"tables/{stem}.csv",
+        **section.facts,  # a model's own (an encounter's file, vary, set, quantities, states)
         "seconds": round(seconds, 3),
     }
     say(f"{section.system} · {section.title}: {section.n_points} exact points in {seconds:.1f} s")

@@ -46,9 +46,9 @@ from critlab.analysis.design.quantity import (
     split_fight,
     within,
 )
+from critlab.analysis.encounter.words import quantity_text
 from critlab.analysis.report.doc import Heading, Paragraph, Table
 from critlab.analysis.report.encounter_read import encounter_check
-from critlab.analysis.report.encounter_words import quantity_text
 from critlab.analysis.report.reading import ConfigError, Reader, build_spec, check_param, shown
 from critlab.analysis.report.words import words
 from critlab.analysis.spec import Spec, SpecError

@@ -12,7 +12,8 @@ naming the file, the key path and what is allowed; sections are numbered from 1:
 Balance checks (``[[checks]]``) are read and probed by :mod:`critlab.analysis.report.checks`;
 encounter sections (``[[encounters]]``: an encounter file, one setting varied, its
 quantities exact at each point) and encounter checks by
-:mod:`critlab.analysis.report.encounter_read`.
+:mod:`critlab.analysis.report.encounter_read`, an encounter section as a
+:class:`SweepSection` over the encounter's model, built and shown as every sweep section.
 The format is described in ``reports/examples/designer.toml``; the built-in
 configuration is ``analysis/report/default.toml``.
 

@@ -1,5 +1,11 @@
 """Encounters in a report configuration: ``[[encounters]]`` sections and encounter checks,
-read and probed before any work.
+read and probed before any work: what is an encounter's own in reading them (its file, its
+chain's bound, its budget's words); its settings, varied setting and quantities are read
+over its model (:mod:`critlab.analysis.report.model_read`). A section is a
+:class:`~critlab.analysis.report.sections.SweepSection` over the file's
+:class:`~critlab.analysis.encounter.model.EncounterModel` (one axis, its quantities in
+order), run, drawn and summarised as every sweep section is; a check is computed by the
+model at its settings.
 
 An encounter file (``critlab encounter FILE``) is named relative to the configuration's
 folder. Its settings (``order``, ``max_rounds``, ``a.targeting``, ``NAME.hp``,
@@ -19,31 +25,25 @@ quantity, more than :data:`MAX_ENCOUNTER_POINTS` points, a point over the chain'
 10^7-state bound, or a section (or the checks together) whose estimated exact work passes
 the shared budget (:mod:`critlab.analysis.work`, about two minutes) is one
 :class:`~critlab.analysis.report.reading.ConfigError` naming the file and key.
-
->>> flatten({"ogre": {"hp": 60, "defense": {"target_ac": 4}}, "order": "rolled"})
-{'ogre.hp': 60, 'ogre.defense.target_ac': 4, 'order': 'rolled'}
->>> read_range("20..40")
-range(20, 41)
 """
 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
-from critlab.analysis.encounter.declare import Encounter
-from critlab.analysis.encounter.exact import LABELS, STATE_LIMIT, state_count
-from critlab.analysis.encounter.load import load_encounter
-from critlab.analysis.encounter.settings import quantity_of, setting_kind, with_settings
-from critlab.analysis.encounter.work import encounter_work
-from critlab.analysis.report.encounter_words import is_probability, quantity_text, setting_text
+from critlab.analysis.encounter.exact import STATE_LIMIT, state_count
+from critlab.analysis.encounter.model import EncounterModel, model_named
+from critlab.analysis.report.doc import fmt_value
+from critlab.analysis.report.lead import check_lead
+from critlab.analysis.report.model_read import apply, quantity_name, read_settings, read_vary
 from critlab.analysis.report.reading import ConfigError, Reader, section_id, shown
+from critlab.analysis.report.sections import Axis, SweepSection
 from critlab.analysis.spec import SpecError
 from critlab.analysis.spec_error import quoted
+from critlab.analysis.text.numtext import one_line
 from critlab.analysis.work import Work, check_budget
 
 # Each point is a whole exact chain (up to 10^7 states): a section holds at most this many
@@ -52,28 +52,8 @@ MAX_ENCOUNTER_POINTS = 100
 _SHRINK = "fewer values, or smaller encounters (lower hp, a fixed order)"
 DEFAULT_QUANTITIES = ("a_wins", "p_any_down_a")
 MAX_QUANTITIES = 8
-SECTION_KEYS = ("file", "id", "title", "note", "vary", "quantities", "set")
+SECTION_KEYS = ("file", "id", "title", "note", "vary", "quantities", "set", "lead", "headline")
 CHECK_KEYS = ("name", "encounter", "params", "quantity", "min", "max")
-_RANGE = re.compile(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*")
-
-
-@dataclass(frozen=True)
-class EncounterSection:
-    """An ``[[encounters]]`` section: one setting varied, every point's encounter built."""
-
-    file: str  # as the configuration names it
-    id: str
-    key: str
-    title: str
-    note: str
-    setting: str
-    values: tuple[Any, ...]
-    quantities: tuple[str, ...]
-    settings: dict[str, Any]  # ``set``: over the file's
-    points: tuple[Encounter, ...] = field(repr=False)  # one per value
-    states: int = 0  # chain states over all points
-
-    kind = "encounter"
 
 
 @dataclass(frozen=True)
@@ -83,12 +63,13 @@ class EncounterQuantity:
 
 @dataclass(frozen=True)
 class EncounterCheck:
-    """A balance check on an encounter: ``params`` are its settings, computed exactly."""
+    """A balance check on an encounter: ``params`` are its settings, its model at them
+    computed exactly."""
 
     name: str
     key: str
     encounter: str  # the file, as the configuration names it
-    enc: Encounter = field(repr=False)
+    model: EncounterModel = field(repr=False)
     settings: dict[str, Any]
     quantity: EncounterQuantity
     min: float | None
@@ -101,110 +82,31 @@ class EncounterCheck:
         return dict(self.settings)
 
     def probability(self) -> bool:
-        return is_probability(self.quantity.name)
+        return str(self.model.said(self.quantity.name)).startswith("P(")
 
     def value(self) -> float | None:
-        from critlab.analysis.encounter.exact import exact_encounter
-
-        return quantity_of(exact_encounter(self.enc), self.quantity.name)
+        return self.model.value(self.quantity.name)
 
 
 # -- pieces ---------------------------------------------------------------------------------
-def flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Dotted TOML keys (``ogre.hp = 60`` is ``{"ogre": {"hp": 60}}``) as setting names."""
-    out: dict[str, Any] = {}
-    for k, v in table.items():
-        name = f"{prefix}{str(k).replace('-', '_')}"
-        if isinstance(v, dict) and not {"from", "to"} & set(v):
-            out.update(flatten(v, name + "."))
-        else:
-            out[name] = v
-    return out
-
-
-def read_range(text: str) -> range | None:
-    """``"LO..HI"`` as a range (``None`` when it is not one)."""
-    m = _RANGE.fullmatch(text)
-    return None if m is None else range(int(m.group(1)), int(m.group(2)) + 1)
-
-
-def metric_names(enc: Encounter) -> tuple[str, ...]:
-    """The exact chain's metrics, in its order (:func:`critlab.analysis.encounter.exact`):
-    ``best_gain_<side>`` last where a side's targeting is ``best``."""
-    each = [f"{p}{c.name}" for c in enc.combatants for p in ("p_down_", "mean_hp_left_")]
-    gain = [f"best_gain_{s}" for s in ("a", "b") if getattr(enc, s).targeting == "best"]
-    return ("mean_rounds", *each, "p_any_down_a", "p_any_down_b", *gain)
-
-
-def check_quantity(enc: Encounter, text: str) -> str:
-    """``text`` as the quantity's snake-case name; a SpecError when the encounter has none."""
-    names = SimpleNamespace(
-        outcomes=dict.fromkeys(LABELS, 0.0), metrics=dict.fromkeys(metric_names(enc), 0.0)
-    )
-    quantity_of(names, text)
-    return text.replace("-", "_")
-
-
-def read_file(r: Reader, name: str) -> tuple[str, Encounter]:
-    """The encounter file named at ``name`` (relative to the configuration's folder)."""
+def read_file(r: Reader, name: str) -> tuple[str, EncounterModel]:
+    """The model of the encounter file named at ``name`` (relative to the configuration's folder)."""
     rel = r.get(name, str, None, what="an encounter file (a path ending in .toml)")
     if rel is None:
         raise r.error(name, 'name the encounter file, e.g. file = "party_vs_ogre.toml"')
     if not rel.endswith(".toml"):
         raise r.error(name, f"must be an encounter file ending in .toml, got {quoted(rel)}")
-    path = Path(r.file).parent / rel
     try:
-        return rel, load_encounter(path)
+        return rel, model_named(rel, Path(r.file).parent)
     except OSError as exc:
         raise r.error(name, f"cannot read encounter file {rel}: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise r.error(name, str(exc)) from None
 
 
-def check_value(enc: Encounter, setting: str, value: Any, file: str, key: str) -> Any:
-    """One setting's value checked against its kind (integers in range, a choice's words)."""
-    try:
-        kind, allowed = setting_kind(enc, setting)
-    except SpecError as exc:
-        raise ConfigError(file, key, str(exc)) from None
-    if kind == "int":
-        lo, hi = allowed
-        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            raise ConfigError(file, key, f"{setting} must be an integer in {lo}..{hi}, got {shown(value)}")
-    elif kind == "choice" and value not in allowed:
-        raise ConfigError(file, key, f"{setting} must be one of {', '.join(allowed)}, got {shown(value)}")
-    elif isinstance(value, (dict, list)):
-        raise ConfigError(file, key, f"{setting} takes one value, got {shown(value)}")
-    return value
-
-
-def apply(
-    enc: Encounter, settings: dict[str, Any], file: str, keys: dict[str, str], where: str = ""
-) -> Encounter:
-    """``enc`` with ``settings`` changed; a refusal is reported at the key that set it."""
-    try:
-        return with_settings(enc, settings)
-    except SpecError as exc:
-        key = keys.get(str(exc.name), keys.get(next(iter(keys), ""), ""))
-        raise ConfigError(file, key, f"{where}{exc}") from None
-
-
-def read_settings(r: Reader, name: str, enc: Encounter) -> tuple[dict[str, Any], dict[str, str]]:
-    """The settings table at ``name`` (flattened) and each setting's key, every value checked
-    and applied on its own first, so a refusal names its key."""
-    table = r.get(name, dict, {})
-    settings, keys = {}, {}
-    for setting, value in flatten(table).items():
-        key = f"{r.sub(name)}.{setting}"
-        settings[setting] = check_value(enc, setting, value, r.file, key)
-        keys[setting] = key
-        apply(enc, {setting: settings[setting]}, r.file, {setting: key})
-    return settings, keys
-
-
-def chain_states(enc: Encounter, file: str, key: str, where: str = "") -> int:
+def chain_states(model: EncounterModel, file: str, key: str, where: str = "") -> int:
     """The exact chain's states; over its bound, a ConfigError saying to simulate."""
-    states, _ = state_count(enc)
+    states, _ = state_count(model.spec())
     if states > STATE_LIMIT:
         raise ConfigError(
             file,
@@ -217,103 +119,75 @@ def chain_states(enc: Encounter, file: str, key: str, where: str = "") -> int:
     return states
 
 
-def _vary(r: Reader, enc: Encounter, fixed: dict[str, Any]) -> tuple[str, str, tuple[Any, ...]]:
-    table = r.get(
-        "vary", dict, None, what='a table of one setting and its values, e.g. { "ogre.hp" = "20..40" }'
-    )
-    flat = flatten(table) if table is not None else {}
-    if len(flat) != 1:
-        raise r.error(
-            "vary",
-            f'vary exactly one setting over its values, e.g. {{ "ogre.hp" = "20..40" }}; got {len(flat)}',
-        )
-    ((setting, given),) = flat.items()
-    key = f"{r.sub('vary')}.{setting}"
-    if setting in fixed:
-        raise ConfigError(r.file, key, f"{setting} is also given in set: vary it or set it, not both")
-    try:
-        kind, _ = setting_kind(enc, setting)
-    except SpecError as exc:
-        raise ConfigError(r.file, key, str(exc)) from None
-    if isinstance(given, dict):
-        rng = Reader(r.file, given, key)
-        rng.only(("from", "to", "step"))
-        lo, hi = rng.get("from", int, None), rng.get("to", int, None)
-        step = rng.get("step", int, 1, what="a non-zero integer")
-        if lo is None or hi is None or step == 0 or (hi - lo) * step < 0:
-            raise ConfigError(
-                r.file, key, "a range needs from and to, and a step leading from one to the other"
-            )
-        count = (hi - lo) // step + 1
-        values: Any = range(lo, hi + (1 if step > 0 else -1), step) if count <= MAX_ENCOUNTER_POINTS else ()
-    elif isinstance(given, str) and kind == "int" and read_range(given) is not None:
-        values = read_range(given)
-        count = len(values)
-        if not count:
-            raise ConfigError(r.file, key, f"LO..HI needs LO <= HI, got {quoted(given)}")
-    elif isinstance(given, list):
-        values, count = given, len(given)
-    else:
-        raise ConfigError(
-            r.file, key, f'must be a list of values, "LO..HI" or {{ from, to[, step] }}, got {shown(given)}'
-        )
-    if count < 1 or count > MAX_ENCOUNTER_POINTS:
-        raise ConfigError(
-            r.file,
-            key,
-            f"{count:,} values; an encounter section has 1..{MAX_ENCOUNTER_POINTS} points "
-            "(each an exact chain)",
-        )
-    checked = tuple(check_value(enc, setting, v, r.file, f"{key}[{i + 1}]") for i, v in enumerate(values))
-    if len(set(map(repr, checked))) != len(checked):
-        raise ConfigError(r.file, key, "has a value twice")
-    return setting, key, checked
-
-
 # -- sections and checks ----------------------------------------------------------------------
-def encounter_section(r: Reader, sid: str) -> EncounterSection:
-    """One ``[[encounters]]`` table read, every point built and sized."""
+def encounter_section(r: Reader, sid: str) -> SweepSection:
+    """One ``[[encounters]]`` table read as a sweep over its encounter's model, every point
+    built and sized."""
     r.only(SECTION_KEYS)
-    rel, enc = read_file(r, "file")
-    fixed, keys = read_settings(r, "set", enc)
-    base = apply(enc, fixed, r.file, keys)
-    setting, vkey, values = _vary(r, base, fixed)
+    rel, model = read_file(r, "file")
+    fixed, keys = read_settings(r, "set", model)
+    base = apply(model, fixed, r.file, keys)
+    noun = f"an encounter section has 1..{MAX_ENCOUNTER_POINTS} points (each an exact chain)"
+    setting, vkey, values = read_vary(r, base, fixed, MAX_ENCOUNTER_POINTS, noun)
     given = r.names("quantities")
     if given is not None and not 1 <= len(given) <= MAX_QUANTITIES:
         raise r.error("quantities", f"name 1..{MAX_QUANTITIES} quantities (or leave the key out)")
-    quantities = []
+    quantities: list[str] = []
     for i, q in enumerate(given or DEFAULT_QUANTITIES):
         try:
-            name = check_quantity(base, q)
+            name = quantity_name(base, q)
         except SpecError as exc:
             raise r.error(f"quantities[{i + 1}]", str(exc)) from None
         if name in quantities:
             raise r.error(f"quantities[{i + 1}]", f"names {quoted(name)} twice")
         quantities.append(name)
-    points, states, work = [], 0, []
+    states, work = 0, []
     for i, v in enumerate(values):
         where = f"at {setting} = {v}: "
         point = apply(base, {setting: v}, r.file, {setting: f"{vkey}[{i + 1}]"}, where)
         states += chain_states(point, r.file, f"{vkey}[{i + 1}]", where)
-        points.append(point)
-        work.append(encounter_work(point))
+        work.append(point.work())
     try:
         check_budget(Work(len(work), math.fsum(work) / len(work)), setting, _SHRINK)
     except SpecError as exc:
         raise ConfigError(r.file, vkey, str(exc)) from None
-    return EncounterSection(
-        file=rel,
+    said = "; ".join(f"{base.said(k)} {fmt_value(v)}" for k, v in fixed.items())
+    probabilities = tuple(q for q in quantities if str(base.said(q)).startswith("P("))
+    section = SweepSection(
+        system="encounters",
         id=sid,
         key=r.key,
-        title=r.text("title") or f"{Path(rel).stem}: by {setting_text(setting, base)}",
+        kind="encounter",
+        title=r.text("title") or f"{Path(rel).stem}: by {base.said(setting)}",
         note=r.text("note"),
-        setting=setting,
-        values=values,
+        grid={setting: values},
+        axes=(Axis(setting, values),),
+        base_specs={None: base.spec()},
+        n_points=len(values),
+        outcomes=probabilities,
+        metrics=tuple(q for q in quantities if q not in probabilities),
+        chart="line",
+        table="auto",
+        sum=False,
+        label="",
+        log_y=False,
+        x_label="",
+        y_label="",
+        lead=r.get("lead", dict, {}, what="a table: axis, from, to, at, quantity"),
+        headline=r.get("headline", bool, False),
+        model=base,
         quantities=tuple(quantities),
-        settings=fixed,
-        points=tuple(points),
-        states=states,
+        about=one_line(f"Encounter file {rel}" + (f", with {said}" if said else "") + "."),
+        facts={
+            "encounter": rel,
+            "vary": setting,
+            "set": dict(fixed),
+            "quantities": list(quantities),
+            "states": states,
+        },  # fmt: skip
     )
+    check_lead(section, r)
+    return section
 
 
 def _bound(r: Reader, name: str) -> float | None:
@@ -327,11 +201,11 @@ def encounter_check(r: Reader, spent: list[float]) -> EncounterCheck:
     """A ``[[checks]]`` table with ``encounter = "FILE"``: read, its chain sized, its
     estimated work added to the checks' before it (``spent``) within the shared budget."""
     r.only(CHECK_KEYS)
-    rel, enc = read_file(r, "encounter")
-    settings, keys = read_settings(r, "params", enc)
-    enc = apply(enc, settings, r.file, keys)
-    chain_states(enc, r.file, r.sub("params") if settings else r.sub("encounter"))
-    spent.append(encounter_work(enc))  # computed once, in the report (the probe only sizes it)
+    rel, model = read_file(r, "encounter")
+    settings, keys = read_settings(r, "params", model)
+    model = apply(model, settings, r.file, keys)
+    chain_states(model, r.file, r.sub("params") if settings else r.sub("encounter"))
+    spent.append(model.work())  # computed once, in the report (the probe only sizes it)
     try:
         check_budget(Work(len(spent), math.fsum(spent) / len(spent)), "checks", _SHRINK)
     except SpecError as exc:
@@ -342,7 +216,7 @@ def encounter_check(r: Reader, spent: list[float]) -> EncounterCheck:
             "quantity", "name the quantity: an outcome (a_wins), outcomes joined by '+', or a metric"
         )
     try:
-        quantity = check_quantity(enc, text)
+        quantity = quantity_name(model, text)
     except SpecError as exc:
         raise r.error("quantity", str(exc)) from None
     lo, hi = _bound(r, "min"), _bound(r, "max")
@@ -355,17 +229,17 @@ def encounter_check(r: Reader, spent: list[float]) -> EncounterCheck:
         if lo is not None and hi is not None
         else (f"at least {lo:g}" if lo is not None else f"at most {hi:g}")
     )
-    name = r.text("name") or f"{rel}: {quantity_text(quantity)} {bound}"
-    return EncounterCheck(name, r.key, rel, enc, settings, EncounterQuantity(quantity), lo, hi)
+    name = r.text("name") or f"{rel}: {model.said(quantity)} {bound}"
+    return EncounterCheck(name, r.key, rel, model, settings, EncounterQuantity(quantity), lo, hi)
 
 
-def parse_encounters(rows: Any, file: str) -> tuple[EncounterSection, ...]:
+def parse_encounters(rows: Any, file: str) -> tuple[SweepSection, ...]:
     """The ``[[encounters]]`` tables (numbered from 1 in errors: ``encounters[2].vary``)."""
     if rows is None:
         return ()
     if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
         raise ConfigError(file, "encounters", f"must be a list of tables [[encounters]], got {shown(rows)}")
-    out: list[EncounterSection] = []
+    out: list[SweepSection] = []
     ids: set[str] = set()
     for i, row in enumerate(rows):
         r = Reader(file, row, f"encounters[{i + 1}]")
@@ -375,7 +249,6 @@ def parse_encounters(rows: Any, file: str) -> tuple[EncounterSection, ...]:
 
 __all__ = [
     "EncounterCheck",
-    "EncounterSection",
     "MAX_ENCOUNTER_POINTS",
     "encounter_check",
     "parse_encounters",

@@ -54,6 +54,12 @@ def _spec_cls(section: SweepSection) -> Any:
     return type(next(iter(section.base_specs.values())))
 
 
+def _said(section: SweepSection, name: str) -> str | None:
+    """``name`` in the words the section's model declares (an encounter's), else None."""
+    model = getattr(section, "model", None)
+    return model.said(name) if model is not None else None
+
+
 def numeric(axis: Axis) -> bool:
     return not axis.variant and all(
         isinstance(v, (int, float)) and not isinstance(v, bool) for v in axis.values
@@ -64,7 +70,7 @@ def axis_text(section: SweepSection, axis: Axis) -> str:
     """An axis's label: the configured x label for the first axis, else the declared one."""
     if section.axes and axis is section.axes[0] and section.x_label:
         return section.x_label
-    return axis_label(axis.name, _spec_cls(section))
+    return _said(section, axis.name) or axis_label(axis.name, _spec_cls(section))
 
 
 def is_prob(section: SweepSection, q: str) -> bool:
@@ -72,7 +78,11 @@ def is_prob(section: SweepSection, q: str) -> bool:
 
 
 def quantity_label(section: SweepSection, q: str) -> str:
-    """``crit`` → "P(crit)", ``p_down`` → "P(down)", ``expected_damage`` → "expected damage"."""
+    """``crit`` → "P(crit)", ``p_down`` → "P(down)", ``expected_damage`` → "expected damage"
+    (or as the section's model says it: ``p_any_down_a`` → "P(someone on side a goes down)")."""
+    said = _said(section, q)
+    if said:
+        return said
     if q.startswith("P("):
         return phrase(q, _spec_cls(section))  # a sum's label: "P(hit or critical hit)"
     if q in section.outcomes:
@@ -87,6 +97,11 @@ def outcome_palette(section: SweepSection, labels: Sequence[str]) -> dict[str, A
     """Colours for outcome columns: an ordered palette for a ladder (a cumulative view,
     or a system that declares its labels ``ordered``), semantic colours for the labels
     whose polarity it declares, Okabe-Ito otherwise."""
+    if section.model is not None:  # a model's own labels and their polarity
+        if section.model.ordered:
+            return style.ordered_colors(list(labels))
+        polarity = section.model.polarity()
+        return style.outcome_colors(list(labels), {q: polarity[q] for q in labels if q in polarity})
     system = _spec_cls(section).rule_system
     if section.cumulative or system.ordered:
         return style.ordered_colors(list(labels))
@@ -119,10 +134,12 @@ def quantity_palette(section: SweepSection, quantities: Sequence[str]) -> dict[s
 
 
 def unit_groups(section: SweepSection, quantities: Sequence[str]) -> list[list[str]]:
-    """The quantities split by unit: amounts first, then probabilities (never one axis)."""
+    """The quantities split by unit: amounts first, then probabilities (never one axis);
+    a model's amounts each on an axis of its own (an encounter's rounds and hit points)."""
     amounts = [q for q in quantities if not is_prob(section, q)]
     probs = [q for q in quantities if is_prob(section, q)]
-    return [g for g in (amounts, probs) if g]
+    each = [[q] for q in amounts] if section.model is not None else [amounts]
+    return [g for g in (*each, probs) if g]
 
 
 # -- axes helpers -------------------------------------------------------------------------

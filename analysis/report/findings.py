@@ -58,7 +58,14 @@ def axis_words(section: SweepSection, axis: Axis) -> str:
 
     if section.axes and axis is section.axes[0] and section.x_label:
         return section.x_label.split(" (")[0]
-    return axis_label(axis.name, _spec_cls(section))
+    return _said(section, axis.name) or axis_label(axis.name, _spec_cls(section))
+
+
+def _said(section: SweepSection, name: str) -> str | None:
+    """``name`` as the section's model declares it (a probability's event alone, without
+    its ``P(...)``), or None for a section over a system's spec."""
+    said = section.model.said(name) if getattr(section, "model", None) is not None else None
+    return said[2:-1] if said and said.startswith("P(") and said.endswith(")") else said
 
 
 def is_prob(section: SweepSection, q: str) -> bool:
@@ -70,6 +77,9 @@ def quantity_words(section: SweepSection, q: str) -> str:
     → "serious or worse", ``expected_damage`` → "expected damage"."""
     from critlab.analysis.params import axis_label
 
+    said = _said(section, q)
+    if said:
+        return said
     if q.startswith("P(") and q.endswith(")"):
         return phrase(q[2:-1], _spec_cls(section))
     if q.startswith("p_"):

@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from critlab.analysis.report import encounter_words
 from critlab.analysis.report.build import SectionOutput, anchor
 from critlab.analysis.report.changes import baseline_warning, change_sentences, settings_changed
 from critlab.analysis.report.checks import checks_blocks
@@ -31,7 +30,6 @@ from critlab.analysis.report.doc import (
     fmt_se,
     fmt_z,
 )
-from critlab.analysis.report.encounters import encounter_blocks
 from critlab.analysis.report.findings import headlines
 from critlab.analysis.report.tables import is_probability
 from critlab.analysis.report.validation import p_is, summary_sentence, z_text
@@ -121,11 +119,13 @@ def change_words(
             specs.setdefault(block.name, type(spec))
     for s in cfg.encounters:  # keys encounters/<id>/<setting>=<value>/<quantity>
         titles[f"encounters/{s.id}"] = s.title
-        outcomes[f"encounters/{s.id}"] = {q for q in s.quantities if encounter_words.is_probability(q)}
+        outcomes[f"encounters/{s.id}"] = set(s.outcomes)  # its probabilities
+    models = [s.model for s in cfg.encounters]
 
     def say(system: str, name: str) -> str:
-        if system == "encounters" and system not in specs:
-            return encounter_words.said(name)
+        if system == "encounters" and system not in specs and models:  # as the models say it
+            mine = [m for m in models if any(p.name == name for p in m.parameters)]
+            return (mine or models)[0].said(name) or name
         return words(name, specs.get(system), unit=False)
 
     def probability(key: str, q: str) -> bool:
@@ -243,7 +243,7 @@ def assemble(
     doc = Document(cfg.title)
     doc.add(Paragraph(line, "ok" if all_ok else "fail"))  # the one status banner
     doc.add(*checks_blocks(checks or [], cfg.checks))  # balance checks at the top, failures first seen
-    found = headlines([o.info for outs in outputs.values() for o in outs])
+    found = headlines([o.info for outs in [*outputs.values(), encounters or []] for o in outs])
     if found:  # the conclusions, computed from the sections' numbers, each linked to its section
         doc.add(Heading(2, "What this report says", "findings"), Findings(found))
     warning, groups = ("", []) if comparison is None else change_words(cfg, comparison, baseline, seed)
@@ -282,7 +282,8 @@ def assemble(
             doc.add(Paragraph(block.note, "note"))
         for o in outs:
             doc.add(*o.blocks)
-    doc.add(*encounter_blocks(encounters or []))  # [[encounters]] sections, after the systems
+    if encounters:  # [[encounters]]: sweep sections over encounter models, after the systems
+        doc.add(Heading(2, "Encounters", "encounters"), *(b for o in encounters for b in o.blocks))
     rows = [
         ["critlab", str(meta.get("critlab_version"))],
         ["git commit", f"{commit}{' (local changes)' if meta.get('git_dirty') else ''}" if commit else "–"],

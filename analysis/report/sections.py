@@ -1,6 +1,11 @@
 """The shapes of a report configuration once read: a sweep's axes and section, a
 validation section, a system's block of sections, and the whole report
-(:func:`critlab.analysis.report.config.load_config` builds them)."""
+(:func:`critlab.analysis.report.config.load_config` builds them).
+
+A sweep section is over a system's spec (``base_specs``, its fight) or over any other
+:class:`~critlab.analysis.model.Model` (``model``: an encounter's, each point
+``model.at(**point)``); both run, draw, tabulate and summarise alike
+(:mod:`critlab.analysis.report.build`)."""
 
 from __future__ import annotations
 
@@ -9,8 +14,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from critlab.analysis.report.checks import Check
-from critlab.analysis.report.encounter_read import EncounterSection
 from critlab.analysis.report.reading import ConfigError
 from critlab.analysis.spec import Spec
 
@@ -53,10 +56,21 @@ class SweepSection:
     cumulative: str = ""  # "worse": each outcome shown as P(it or any later label)
     cumulative_of: tuple[str, ...] = ()  # the system's labels in order (cumulative only)
     fight: Mapping[str, int] = field(default_factory=dict)  # hp, ...: each point a fight
+    # a section over a model (an encounter's): the model at the section's base point, each
+    # grid point model.at(**point); its quantities in order (the probabilities among them
+    # are its outcomes, the amounts its metrics), what the model is in words (a note) and
+    # what summary.json records of it beside every section's keys
+    model: Any = None
+    quantities: tuple[str, ...] = ()
+    about: str = ""
+    facts: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def plotted(self) -> tuple[str, ...]:
-        """The quantities drawn: outcomes (or their sum) for outcomes_by, metrics for metric_by."""
+        """The quantities drawn: outcomes (or their sum) for outcomes_by, metrics for
+        metric_by, a model's quantities in order."""
+        if self.quantities:
+            return self.quantities
         if self.kind == "metric_by":
             return self.metrics
         return (self.label,) if self.sum else self.outcomes
@@ -98,8 +112,8 @@ class ReportConfig:
     batches: int
     alpha: float
     systems: tuple[SystemBlock, ...] = field(default_factory=tuple)
-    checks: tuple[Check, ...] = ()  # [[checks]]: balance goals (critlab.analysis.report.checks)
-    encounters: tuple[EncounterSection, ...] = ()  # [[encounters]] (report.encounter_read)
+    checks: tuple[Any, ...] = ()  # [[checks]]: balance goals (report.checks: Check, EncounterCheck)
+    encounters: tuple[SweepSection, ...] = ()  # [[encounters]]: sweeps over encounter models
     sha256: str = ""  # of the file's bytes, recorded in summary.json
 
     def with_overrides(self, *, trials: int | None = None, seed: int | None = None) -> ReportConfig:

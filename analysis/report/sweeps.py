@@ -7,8 +7,10 @@
 - **Cumulative outcomes** (``cumulative = "worse"``): each outcome of an ordered ladder
   shown as P(it or any later label), e.g. ``serious or worse``.
 
-Both give the tidy frame :func:`critlab.analysis.design.sweep.sweep` gives (grid columns,
-``kind``, ``name``, ``exact``), so the rest of a report reads them as any sweep.
+A fight's points are its model's (:class:`~critlab.analysis.fight.model.FightModel`), swept
+as every section's (:func:`critlab.analysis.report.build.run_sweep`); the cumulative rows join
+the same tidy frame (grid columns, ``kind``, ``name``, ``exact``), so the rest of a report
+reads them as any sweep.
 
 >>> frame = pd.DataFrame({"sm": [0, 0, 0], "kind": "outcome", "name": ["none", "graze", "mort"],
 ...                       "exact": [0.5, 0.3, 0.2]})
@@ -81,19 +83,6 @@ def fight_probe(spec: Spec, fight: Mapping[str, int]) -> Any:
     from critlab.analysis.design.quantity import run_fight
 
     return run_fight(spec, fight)
-
-
-def fight_sweep(
-    spec: Spec, fight: Mapping[str, int], grid: Mapping[str, list[Any]], client: Any = None
-) -> pd.DataFrame:
-    """The tidy frame of a fight at every grid point
-    (:func:`critlab.analysis.design.sweep.sweep_fight`):
-    the fight's labels as outcomes and its metrics as metrics."""
-    from critlab.analysis.design.sweep import sweep_fight
-
-    return sweep_fight(
-        spec, **dict(fight), **{k: list(v) for k, v in grid.items()}, client=client, progress=False
-    )
 
 
 def add_cumulative(tidy: pd.DataFrame, labels: tuple[str, ...], word: str, axes: list[str]) -> pd.DataFrame:

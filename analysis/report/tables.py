@@ -89,6 +89,10 @@ def column_format(values: Sequence[Any], *, probability: bool = False) -> Callab
 def name_words(section: SweepSection, name: str) -> str:
     """A column's or axis's name as a header shows it: its declared label and unit, or
     the name in words (``expected_damage`` → "expected damage")."""
+    model = getattr(section, "model", None)
+    said = model.said(name) if model is not None else None
+    if said:  # as the section's model declares it (an encounter's "ogre's hit points")
+        return said
     spec_cls = type(next(iter(section.base_specs.values()))) if section.base_specs else None
     return words(name, spec_cls)
 

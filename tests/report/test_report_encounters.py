@@ -22,9 +22,10 @@ from critlab.analysis.encounter.exact import exact_encounter
 from critlab.analysis.encounter.load import load_encounter
 from critlab.analysis.encounter.settings import with_settings
 from critlab.analysis.report import build_report
+from critlab.analysis.report.build import run_sweep, wide_table
 from critlab.analysis.report.checks import run_checks
 from critlab.analysis.report.config import ConfigError, load_config
-from critlab.analysis.report.encounters import encounter_figure, encounter_table
+from critlab.analysis.report.figures import figure
 
 ROOT = Path(__file__).resolve().parents[2]
 DESIGNER = ROOT / "reports" / "examples" / "designer.toml"
@@ -53,6 +54,11 @@ title = "Hero against rat"
 vary = { "hero.thac0" = [11, 15, 19] }
 quantities = ["a_wins", "b_wins", "p_any_down_a", "mean_rounds"]
 """
+
+
+def encounter_table(section):
+    """A section's wide table, as every sweep section's is built (its model at each point)."""
+    return wide_table(section, run_sweep(section))
 
 
 def _p_hit(thac0: int, ac: int) -> Fraction:
@@ -113,7 +119,8 @@ quantities = ["a_wins+draw", "p_down_cleric", "mean_hp_left_ogre", "p_any_down_b
 set = {{ order = "a-first", b.targeting = "focus" }}
 """
     section = load_config(_write(tmp_path, text)).encounters[0]
-    assert section.values == (20, 21, 22) and section.settings == {"order": "a-first", "b.targeting": "focus"}
+    assert section.axes[0].values == (20, 21, 22)
+    assert section.facts["set"] == {"order": "a-first", "b.targeting": "focus"}
     assert section.title == "party_vs_ogre: by ogre's hit points" and section.id == "encounter-1"
     wide = encounter_table(section)
     base = load_encounter(OGRE)
@@ -148,10 +155,18 @@ def test_the_figure_the_csv_and_the_summary(duel_report):
 
 def test_the_figure_keeps_probabilities_and_amounts_apart(tmp_path):
     section = load_config(_write(tmp_path, SECTION)).encounters[0]
-    fig = encounter_figure(section, encounter_table(section))
-    probability, rounds = fig.axes
-    assert len(probability.get_lines()) == 3 and probability.get_ylim() == (0, 1.02)
+    fig = figure(section, encounter_table(section))
+    rounds, probability = fig.axes  # amounts first, as every sweep section's figure
+    assert len(probability.get_lines()) == 3 and probability.get_ylim()[0] == 0
+    assert probability.yaxis.get_major_formatter()(0.25, 0) == "25%"  # probabilities in percent
     assert len(rounds.get_lines()) == 1 and "rounds" in rounds.get_ylabel()
+
+
+def test_each_amount_has_an_axis_of_its_own(tmp_path):
+    text = SECTION.replace('"mean_rounds"]', '"mean_rounds", "mean_hp_left_hero"]')
+    section = load_config(_write(tmp_path, text)).encounters[0]
+    rounds, hp, probability = figure(section, encounter_table(section)).axes
+    assert "rounds" in rounds.get_ylabel() and hp.get_ylabel() == "hero's mean hit points left"
 
 
 def test_a_choice_is_drawn_as_points_over_its_words(tmp_path):
@@ -161,9 +176,9 @@ def test_a_choice_is_drawn_as_points_over_its_words(tmp_path):
     # b first: the rat's swing comes first each round, the race otherwise the same
     pa, pb = Fraction(11, 20), Fraction(9, 20)
     assert wide["b_wins"].iloc[1] == pytest.approx(float(pb / (1 - (1 - pa) * (1 - pb))), abs=1e-12)
-    probability, _ = encounter_figure(section, wide).axes
+    _, probability = figure(section, wide).axes
     assert [t.get_text() for t in probability.get_xticklabels()] == ["a-first", "b-first", "simultaneous"]
-    assert all(line.get_linestyle() == "None" for line in probability.get_lines())
+    assert probability.get_xlabel() == "turn order"
 
 
 # -- configuration errors ----------------------------------------------------------------------
@@ -281,8 +296,9 @@ def test_each_check_mistake_is_one_line_naming_the_key(tmp_path, old, new, said)
 def test_the_designer_example_holds_an_encounter_section_and_check():
     cfg = load_config(DESIGNER)
     section, tactics = cfg.encounters
-    assert section.file == "party_vs_ogre.toml" and section.settings == {}
-    assert tactics.settings == {"b.targeting": "best", "order": "a-first"}
+    assert section.facts["encounter"] == "party_vs_ogre.toml" and section.facts["set"] == {}
+    assert tactics.facts["set"] == {"b.targeting": "best", "order": "a-first"}
+    assert section.model.said("ogre.hp") == "ogre's hit points"  # the model's own words
     wide = encounter_table(section)
     assert list(wide["ogre.hp"]) == list(range(20, 61))  # every point answers, rolled initiative
     base = load_encounter(OGRE)
@@ -331,3 +347,37 @@ def test_encounter_checks_share_the_checks_work_budget(tmp_path):
     with pytest.raises(ConfigError) as info:
         load_config(config)
     assert f": checks[{first}]: with the checks before it, " in str(info.value), str(info.value)
+
+
+# -- one kind of section -----------------------------------------------------------------------
+def test_an_encounter_section_is_led_as_a_systems_section_is(tmp_path):
+    text = SECTION.replace('title = "Hero against rat"', 'title = "Hero against rat"\nheadline = true')
+    text += 'lead = { axis = "hero.thac0", from = 11, to = 19 }\n'
+    result = build_report(_write(tmp_path, text), out=tmp_path / "out", progress=False)
+    info = next(s for s in result.summary["sections"] if s.get("kind") == "encounter")
+    compare, shape = info["lead"]
+    assert compare == "Hero's THAC0 19 instead of 11 cuts P(side a wins) from 87% to 54.5%.", compare
+    assert shape.startswith("P(side a wins) falls from 87% at hero's THAC0 11 to 54.5% at 19; ")
+    assert "mean rounds (of decided encounters) rises from 1.16 to 1.56" in shape
+    readme = (result.out / "README.md").read_text(encoding="utf-8")
+    findings = readme.split("What this report says", 1)[1].split("\n#", 1)[0]
+    assert compare in findings and "#encounters--duel" in findings  # the page's findings, linked
+
+
+def test_a_bad_lead_is_refused_at_its_key(tmp_path):
+    text = SECTION + 'lead = { axis = "rat.hp", from = 1, to = 2 }\n'
+    with pytest.raises(ConfigError) as info:
+        load_config(_write(tmp_path, text))
+    assert "encounters[1].lead: axis must be one of the section's axes (hero.thac0)" in str(info.value)
+
+
+def test_the_section_names_things_as_its_model_says_them(tmp_path):
+    section = load_config(_write(tmp_path, SECTION)).encounters[0]
+    said = section.model.said
+    assert said("hero.thac0") == "hero's THAC0" and said("a_wins") == "P(side a wins)"
+    assert said("mean_rounds") == "mean rounds (of decided encounters)"
+    assert section.outcomes == ("a_wins", "b_wins", "p_any_down_a")  # its probabilities, in percent
+    assert section.metrics == ("mean_rounds",) and section.plotted == section.quantities
+    from critlab.analysis.systems import get_system
+
+    assert get_system("thac0").model().said("thac0") is None  # a system's words are its declarations'

@@ -1,4 +1,6 @@
-"""An encounter's quantities and settings as a reader reads them (figures, tables, checks).
+"""An encounter's quantities and settings as a reader reads them: the words its model
+declares (:meth:`critlab.analysis.encounter.model.EncounterModel.said`), which a report's
+figures, tables, sentences and checks show.
 
 >>> quantity_text("p_any_down_a"), quantity_text("a_wins+draw"), quantity_text("mean_hp_left_ogre")
 ('P(someone on side a goes down)', 'P(side a wins or a draw)', "ogre's mean hit points left")
