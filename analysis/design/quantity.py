@@ -252,6 +252,10 @@ class Quantity:
             return is_probability_name(self.name, ("defeated", "undecided"))
         return where.indices is not None or str(where.metric).startswith("p_")
 
+    def is_probability_at(self, model: Any) -> bool:
+        """:meth:`is_probability` at ``model``'s spec (a system's model or its fight's)."""
+        return self.is_probability(model.spec())
+
 
 def is_probability_name(name: str, labels: Iterable[str]) -> bool:
     """Whether a quantity named ``name`` is a probability among outcome ``labels``: one of

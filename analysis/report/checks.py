@@ -47,6 +47,8 @@ from critlab.analysis.design.quantity import (
     within,
 )
 from critlab.analysis.encounter.words import quantity_text
+from critlab.analysis.model import model_of
+from critlab.analysis.report.check import Check
 from critlab.analysis.report.doc import Heading, Paragraph, Table
 from critlab.analysis.report.encounter_read import encounter_check
 from critlab.analysis.report.reading import ConfigError, Reader, build_spec, check_param, shown
@@ -61,36 +63,6 @@ __all__ = ["Check", "checks_blocks", "checks_verdict", "parse_checks", "run_chec
 CHECK_KEYS = ("name", "system", "params", "quantity", "min", "max")
 # The fight's own bounds, checked here so the error names the configuration key.
 _FIGHT_BOUNDS = {"hp": (1, 10**6), "attacks_per_round": (1, 100), "max_rounds": (1, 10**6)}
-
-
-@dataclass(frozen=True)
-class Check:
-    """One balance check, read and probed: its spec (and fight) built, its quantity known."""
-
-    name: str
-    key: str
-    system: str
-    spec: Spec
-    fight: Mapping[str, Any]
-    quantity: Quantity
-    min: float | None
-    max: float | None
-
-    def params(self) -> dict[str, Any]:
-        """Every parameter of the check (``exact --json``'s, then the fight's)."""
-        return {**self.spec.params(), **self.fight}
-
-    def value(self) -> float | None:
-        return self.quantity.value(self.spec, self.fight or None)
-
-    def origin(self) -> dict[str, Any]:
-        """What the check holds, as its summary row names it."""
-        return {"system": self.system}
-
-    def probability(self) -> bool:
-        """Whether the quantity is a probability (an outcome, outcomes joined, a ``p_``
-        metric; a fight's own outcomes), shown in percent, else an amount."""
-        return self.quantity.is_probability(self.spec)
 
 
 def _bound_text(lo: float | None, hi: float | None) -> str:
@@ -191,7 +163,12 @@ def _build(
             raise ConfigError(file, sources["*"], str(exc)) from None
 
     name = r.text("name") or f"{sys_name}: {quantity.name} {_bound_text(lo, hi)}"
-    return Check(name, key, sys_name, spec, fight, quantity, lo, hi), _Pending(r, spec, fight, probe)
+    from critlab.analysis.fight.model import FightModel
+
+    model = FightModel.of(spec, **fight) if fight else model_of(spec)
+    settings = {**spec.params(), **fight}
+    check = Check(name, key, {"system": sys_name}, model, settings, quantity, lo, hi)
+    return check, _Pending(r, spec, fight, probe)
 
 
 @dataclass(frozen=True)

@@ -30,12 +30,13 @@ the shared budget (:mod:`critlab.analysis.work`, about two minutes) is one
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from critlab.analysis.encounter.exact import STATE_LIMIT, state_count
 from critlab.analysis.encounter.model import EncounterModel, model_named
+from critlab.analysis.report.check import Check
 from critlab.analysis.report.doc import fmt_value
 from critlab.analysis.report.lead import check_lead
 from critlab.analysis.report.model_read import apply, quantity_name, read_settings, read_vary
@@ -58,34 +59,15 @@ CHECK_KEYS = ("name", "encounter", "params", "quantity", "min", "max")
 
 @dataclass(frozen=True)
 class EncounterQuantity:
-    name: str
-
-
-@dataclass(frozen=True)
-class EncounterCheck:
-    """A balance check on an encounter: ``params`` are its settings, its model at them
-    computed exactly."""
+    """A quantity of an encounter's model, as a check reads it."""
 
     name: str
-    key: str
-    encounter: str  # the file, as the configuration names it
-    model: EncounterModel = field(repr=False)
-    settings: dict[str, Any]
-    quantity: EncounterQuantity
-    min: float | None
-    max: float | None
 
-    def origin(self) -> dict[str, Any]:
-        return {"encounter": self.encounter}
+    def read(self, model: EncounterModel) -> float | None:
+        return model.value(self.name)
 
-    def params(self) -> dict[str, Any]:
-        return dict(self.settings)
-
-    def probability(self) -> bool:
-        return str(self.model.said(self.quantity.name)).startswith("P(")
-
-    def value(self) -> float | None:
-        return self.model.value(self.quantity.name)
+    def is_probability_at(self, model: EncounterModel) -> bool:
+        return str(model.said(self.name)).startswith("P(")
 
 
 # -- pieces ---------------------------------------------------------------------------------
@@ -197,7 +179,7 @@ def _bound(r: Reader, name: str) -> float | None:
     return None if value is None else float(value)
 
 
-def encounter_check(r: Reader, spent: list[float]) -> EncounterCheck:
+def encounter_check(r: Reader, spent: list[float]) -> Check:
     """A ``[[checks]]`` table with ``encounter = "FILE"``: read, its chain sized, its
     estimated work added to the checks' before it (``spent``) within the shared budget."""
     r.only(CHECK_KEYS)
@@ -230,7 +212,7 @@ def encounter_check(r: Reader, spent: list[float]) -> EncounterCheck:
         else (f"at least {lo:g}" if lo is not None else f"at most {hi:g}")
     )
     name = r.text("name") or f"{rel}: {model.said(quantity)} {bound}"
-    return EncounterCheck(name, r.key, rel, model, settings, EncounterQuantity(quantity), lo, hi)
+    return Check(name, r.key, {"encounter": rel}, model, settings, EncounterQuantity(quantity), lo, hi)
 
 
 def parse_encounters(rows: Any, file: str) -> tuple[SweepSection, ...]:
@@ -248,7 +230,6 @@ def parse_encounters(rows: Any, file: str) -> tuple[SweepSection, ...]:
 
 
 __all__ = [
-    "EncounterCheck",
     "MAX_ENCOUNTER_POINTS",
     "encounter_check",
     "parse_encounters",

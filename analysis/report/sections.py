@@ -112,7 +112,7 @@ class ReportConfig:
     batches: int
     alpha: float
     systems: tuple[SystemBlock, ...] = field(default_factory=tuple)
-    checks: tuple[Any, ...] = ()  # [[checks]]: balance goals (report.checks: Check, EncounterCheck)
+    checks: tuple[Any, ...] = ()  # [[checks]]: balance goals (report.check: Check, of any model)
     encounters: tuple[SweepSection, ...] = ()  # [[encounters]]: sweeps over encounter models
     sha256: str = ""  # of the file's bytes, recorded in summary.json
 

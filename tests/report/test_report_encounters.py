@@ -306,7 +306,7 @@ def test_the_designer_example_holds_an_encounter_section_and_check():
         r = exact_encounter(with_settings(base, {"ogre.hp": row["ogre.hp"]}))
         assert row["a_wins"] == r.outcomes["a_wins"] and row["p_any_down_a"] == r.metrics["p_any_down_a"]
     assert list(wide["a_wins"]) == sorted(wide["a_wins"], reverse=True)  # a tougher ogre wins more
-    (check,) = [c for c in cfg.checks if getattr(c, "encounter", None)]
+    (check,) = [c for c in cfg.checks if "encounter" in c.origin()]
     (row,) = run_checks([check])
     enc = with_settings(load_encounter(OGRE), {"ogre.hp": 30, "order": "a-first"})
     assert row["passed"] and row["value"] == exact_encounter(enc).outcomes["a_wins"]
