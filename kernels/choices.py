@@ -263,7 +263,8 @@ def choose_at(mem, table, site, n, line, s0, s1, s2, s3, s4, s5, s6, s7):
 # The solve walk: explore's tree of reads (critlab.kernels.mechanic), where a choice is one
 # more kind of node, whose value is its best child's, and a chance node's the weighted sum
 # of its children's (the inputs' tails count 0). counts as explore's, and [5] the policy full.
-_SOLVE = """
+_SOLVE = (
+    """
 def solve(p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_probs, max_leaves,
           olab, table, site, seen, values, sizes, counts, root):
     mem = np.zeros(MEM_SIZE, np.int64)
@@ -278,13 +279,9 @@ def solve(p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_probs, m
     acc = np.zeros(size)
     walk_start(mem, k, sup_len, val_start, offs, widths, sup_vals)
     depth = 0
-    while True:
-        mem[MISS] = -1
-        r = user(mem{params})
-        counts[0] += 1
-        i = mem[MISS]
-        if i >= 0:
-            depth += 1
+"""
+    + km.WALK_HEAD
+    + """            depth += 1
             branch[depth] = i
             pos[depth] = 0
             acc[depth] = 0.0
@@ -306,12 +303,9 @@ def solve(p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_probs, m
                     counts[5] = 1
                     return
                 entry[depth] = e
-            continue
-        if not count_leaf(counts, max_leaves):
-            return
-        label = {label}
-        if label < 0 or label >= n_labels:
-            counts[2] = 1
+"""
+    + km.WALK_LEAF
+    + """            counts[2] = 1
             return
         v = {objective}
         while depth > 0:
@@ -342,6 +336,7 @@ def solve(p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_probs, m
             root[0] = v
             return
 """
+)
 
 
 def solver_source(n_params: int, returns_tuple: bool, objective_value: int | None) -> str:

@@ -111,6 +111,68 @@ def _worker_threads(client: Client) -> int:
     return sum(client.nthreads().values())
 
 
+class _ClusterRun:
+    """One cluster run's state: the tasks submitted (their first block -> blocks) and
+    pending, the results counted, the summed tally, the measured CPU seconds per trial
+    that size the next tasks, and the worker threads last seen."""
+
+    def __init__(
+        self, client: Client, block: runner.BlockFn, n_out: int, seed: int, sizes: list[int], desc: str
+    ) -> None:
+        self.client, self.n_out, self.seed, self.sizes = client, n_out, seed, sizes
+        self.n_blocks = len(sizes)
+        self.block_trials = max(sizes, default=1)
+        # The key names the run and its first block: a task Dask runs again after losing a
+        # worker computes the same blocks from the same streams, and two runs never share keys.
+        self.name = f"critlab-{desc or 'run'}-{uuid.uuid4().hex[:16]}"
+        self.kernel = client.submit(_identity, block, key=f"{self.name}-block")
+        self.total = np.zeros(n_out, dtype=np.int64)
+        self.spans: dict[int, int] = {}  # first block -> blocks, of every task submitted
+        self.covered: dict[int, int] = {}  # the same, of every result counted
+        self.pending: set[Any] = set()
+        self.done = as_completed(with_results=True)
+        self.threads, self.looked = max(_worker_threads(client), 1), time.monotonic()
+        self.trial_seconds: float | None = None
+        self.next_block = 0
+
+    def submit_more(self, block_batch: int | None) -> None:
+        """Tasks until two per worker thread are out (one running, one queued): every worker
+        busy while the client's memory and the scheduler's queue stay small."""
+        while self.next_block < self.n_blocks and len(self.pending) < max(4, 2 * self.threads):
+            left = self.n_blocks - self.next_block
+            count = block_batch or batch_blocks(left, self.trial_seconds, self.block_trials, self.threads)
+            count = min(count, left)
+            first = self.next_block
+            chunk = self.sizes[first : first + count]
+            fut = self.client.submit(
+                _run_blocks, self.kernel, self.n_out, self.seed, first, chunk, key=(self.name, first)
+            )
+            self.spans[first] = count
+            self.pending.add(fut)
+            self.done.add(fut)
+            self.next_block += count
+
+    def count(self, fut: Any, tally: np.ndarray, seconds: float) -> int:
+        """Add one task's tally (refusing its blocks a second time) and time it; its trials."""
+        self.pending.discard(fut)
+        first = fut.key[1]
+        count = self.spans[first]
+        if first in self.covered:
+            raise RuntimeError(f"cluster run got blocks {first}..{first + count - 1} twice")
+        self.covered[first] = count
+        self.total += tally
+        trials = sum(self.sizes[first : first + count])
+        # A block too quick for the CPU clock counts as 1 µs: batch it to the limit.
+        rate = max(seconds, 1e-6) / trials
+        self.trial_seconds = rate if self.trial_seconds is None else min(self.trial_seconds, rate)
+        return trials
+
+    def look_again(self) -> None:
+        """Workers come and go: count their threads again once a refresh period has passed."""
+        if time.monotonic() - self.looked > _THREADS_REFRESH_S:
+            self.threads, self.looked = max(_worker_threads(self.client), 1), time.monotonic()
+
+
 def run_on_client(
     client: Client,
     block: runner.BlockFn,
@@ -160,66 +222,26 @@ def run_on_client(
     """
     if block_batch is not None and block_batch < 1:
         raise ValueError(f"block_batch must be at least 1, got {block_batch}")
-    sizes = [int(n) for n in sizes]
-    n_blocks = len(sizes)
-    block_trials = max(sizes, default=1)
-    # The key names the run and its first block: a task Dask runs again after losing a
-    # worker computes the same blocks from the same streams, and two runs never share keys.
-    name = f"critlab-{desc or 'run'}-{uuid.uuid4().hex[:16]}"
-    kernel = client.submit(_identity, block, key=f"{name}-block")
-    total = np.zeros(n_out, dtype=np.int64)
-    spans: dict[int, int] = {}  # first block -> blocks, of every task submitted
-    covered: dict[int, int] = {}  # the same, of every result counted
-    pending: set[Any] = set()
-    done = as_completed(with_results=True)
-    threads, looked = max(_worker_threads(client), 1), time.monotonic()
-    trial_seconds: float | None = None
-    next_block = 0
-    bar = runner._progress_bar(sum(sizes), progress, desc)
-
-    def submit_more() -> None:
-        nonlocal next_block
-        # Two tasks per worker thread keep every worker busy (one running, one queued)
-        # while the client's memory and the scheduler's queue stay small.
-        while next_block < n_blocks and len(pending) < max(4, 2 * threads):
-            count = block_batch or batch_blocks(n_blocks - next_block, trial_seconds, block_trials, threads)
-            count = min(count, n_blocks - next_block)
-            chunk = sizes[next_block : next_block + count]
-            fut = client.submit(_run_blocks, kernel, n_out, seed, next_block, chunk, key=(name, next_block))
-            spans[next_block] = count
-            pending.add(fut)
-            done.add(fut)
-            next_block += count
-
+    job = _ClusterRun(client, block, n_out, seed, [int(n) for n in sizes], desc)
+    bar = runner._progress_bar(sum(job.sizes), progress, desc)
     try:
-        submit_more()
-        for fut, (tally, seconds) in done:
-            pending.discard(fut)
-            first = fut.key[1]
-            count = spans[first]
-            if first in covered:
-                raise RuntimeError(f"cluster run got blocks {first}..{first + count - 1} twice")
-            covered[first] = count
-            total += tally
-            trials = sum(sizes[first : first + count])
-            # A block too quick for the CPU clock counts as 1 µs: batch it to the limit.
-            rate = max(seconds, 1e-6) / trials
-            trial_seconds = rate if trial_seconds is None else min(trial_seconds, rate)
+        job.submit_more(block_batch)
+        for fut, (tally, seconds) in job.done:
+            trials = job.count(fut, tally, seconds)
             if bar is not None:
                 bar.update(trials)
-            if time.monotonic() - looked > _THREADS_REFRESH_S:
-                threads, looked = max(_worker_threads(client), 1), time.monotonic()
-            submit_more()
+            job.look_again()
+            job.submit_more(block_batch)
     except BaseException:
         # Ctrl-C or a failed task: nothing of this run should go on computing.
-        client.cancel([*pending, kernel])
+        client.cancel([*job.pending, job.kernel])
         raise
     finally:
         if bar is not None:
             bar.close()
-    client.cancel([kernel])
-    check_coverage(covered, n_blocks)
-    return total
+    client.cancel([job.kernel])
+    check_coverage(job.covered, job.n_blocks)
+    return job.total
 
 
 def map_ordered(

@@ -280,10 +280,31 @@ _MINMAX = """        vmin[{j}] = min(vmin[{j}], r[{r}])
         vmax[{j}] = max(vmax[{j}], r[{r}])
 """
 
+# The exact walks' loop head and leaf, shared by explore below and the choices' solve walk
+# (critlab.kernels.choices): each run of the rule counted, a read of an input (or a choice)
+# without a value the branch taken next; a run that reads none is a leaf, counted against
+# the budget, its label checked.
+WALK_HEAD = """\
+    while True:
+        mem[MISS] = -1
+        r = user(mem{params})
+        counts[0] += 1
+        i = mem[MISS]
+        if i >= 0:
+"""
+WALK_LEAF = """\
+            continue
+        if not count_leaf(counts, max_leaves):
+            return
+        label = {label}
+        if label < 0 or label >= n_labels:
+"""
+
 # Input j's outcome q: sup_probs[sup_start[j] + q], its values (widths[j] of them) at
 # sup_vals[val_start[j] + q * widths[j]:]. counts: runs of the rule, leaves, a label out
 # of range (1), the leaf budget spent (1), an input read that has no outcomes table (1 + j).
-_EXPLORE = """
+_EXPLORE = (
+    """
 def explore(fill, p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_probs, tails, max_leaves,
             label_p, vmin, vmax, hist_off, hist, cut, counts, bad):
     mem = np.zeros(MEM_SIZE, np.int64)
@@ -295,13 +316,9 @@ def explore(fill, p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_
     walk_start(mem, k, sup_len, val_start, offs, widths, sup_vals)
     depth = 0
     w[0] = 1.0
-    while True:
-        mem[MISS] = -1
-        r = user(mem{params})
-        counts[0] += 1
-        i = mem[MISS]
-        if i >= 0:
-            if sup_len[i] <= 0:
+"""
+    + WALK_HEAD
+    + """            if sup_len[i] <= 0:
                 counts[4] = 1 + i
                 return
             depth += 1
@@ -311,12 +328,9 @@ def explore(fill, p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_
             put_outcome(mem, i, 0, val_start, offs, widths, sup_vals)
             compensated_add(cut, 0, w[depth - 1] * tails[i])
             w[depth] = w[depth - 1] * sup_probs[sup_start[i]]
-            continue
-        if not count_leaf(counts, max_leaves):
-            return
-        label = {label}
-        if label < 0 or label >= n_labels:
-            bad[0] = label
+"""
+    + WALK_LEAF
+    + """            bad[0] = label
             for j in range(k):
                 bad[1 + j] = mem[VALS + j] if mem[DONE + j] and offs[j] == VALS + j else -(2**62)
             counts[2] = 1
@@ -338,6 +352,7 @@ def explore(fill, p, sup_start, sup_len, val_start, offs, widths, sup_vals, sup_
         if depth == 0:
             break
 """
+)
 
 _FILL = """            compensated_add(hist, hist_off[{j}] + r[{r}] - vmin[{j}], w[depth])
 """

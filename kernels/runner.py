@@ -21,6 +21,8 @@ import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -119,6 +121,32 @@ def blocks_per_task(n_blocks: int, threads: int) -> int:
     return max(1, min(16, n_blocks // (8 * threads)))
 
 
+@dataclass(frozen=True)
+class _Job:
+    """One run's fixed parts: the block kernel, its tally's length, the seed, every
+    block's trial count, the tally being summed into and the progress bar (or None)."""
+
+    block: BlockFn
+    n_out: int
+    seed: int
+    sizes: list[int]
+    total: np.ndarray
+    bar: Any
+
+    def state(self, index: int) -> np.ndarray:
+        from critlab.kernels.rng import stream_state  # Numba loads where blocks run, not at import
+
+        return stream_state(self.seed, index)
+
+    def advance(self, n: int) -> None:
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
 def run(
     block: BlockFn,
     *,
@@ -147,74 +175,81 @@ def run(
     progress
         ``True`` always shows a progress bar, ``False`` never, ``None`` only on a terminal.
     """
-    from critlab.kernels.rng import stream_state  # Numba loads where blocks run, not at import
-
     if trials < 1:
         raise ValueError(f"trials must be at least 1, got {trials}")
     threads = default_threads() if threads is None else int(threads)
     if threads < 1:
         raise ValueError(f"threads must be at least 1, got {threads}")
-    full, rest = divmod(int(trials), block_trials)
-    n_blocks = full + (1 if rest else 0)
+    sizes = block_sizes(trials, block_trials)
+    job = _Job(
+        block, n_out, seed, sizes, np.zeros(n_out, dtype=np.int64), _progress_bar(trials, progress, desc)
+    )
+    if threads == 1 or len(sizes) == 1:
+        _run_here(job)
+    else:
+        _run_pooled(job, threads)
+    return job.total
 
-    def size(i: int) -> int:
-        return block_trials if i < full else rest
 
-    total = np.zeros(n_out, dtype=np.int64)
-    bar = _progress_bar(trials, progress, desc)
-    if threads == 1 or n_blocks == 1:
-        try:
-            for i in range(n_blocks):
-                block(stream_state(seed, i), size(i), total)
-                if bar is not None:
-                    bar.update(size(i))
-        finally:
-            if bar is not None:
-                bar.close()
-        return total
-
-    per_task = blocks_per_task(n_blocks, threads)
-    pending: dict[Future, int] = {}
-    # Block 0 runs here, in the main thread, before any worker starts: a first call that
-    # compiles the kernels (tens of seconds) then compiles where Ctrl-C and SIGTERM land.
-    # A worker thread busy compiling cannot be stopped, and the pool, like the
-    # interpreter on its way out, would wait for it. Sums of integers: same tally.
+def _run_here(job: _Job) -> None:
+    """Every block in turn, in this thread (one thread, or a single block)."""
     try:
-        block(stream_state(seed, 0), size(0), total)
-    except BaseException:
-        if bar is not None:
-            bar.close()
-        raise
-    if bar is not None:
-        bar.update(size(0))
-    next_block = 1
+        for i, n in enumerate(job.sizes):
+            job.block(job.state(i), n, job.total)
+            job.advance(n)
+    finally:
+        job.close()
+
+
+def _run_pooled(job: _Job, threads: int) -> None:
+    """Block 0 here, then the rest on a pool of ``threads``; Ctrl-C cancels what is queued."""
+    pending: dict[Future, int] = {}
+    _run_first(job)
     pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="critlab")
     try:
-        while next_block < n_blocks or pending:
-            while next_block < n_blocks and len(pending) < 2 * threads:
-                indices = range(next_block, min(n_blocks, next_block + per_task))
-                # the streams are derived here, in the main thread, while the workers run
-                states = [stream_state(seed, i) for i in indices]
-                sizes = [size(i) for i in indices]
-                fut = pool.submit(run_blocks, block, n_out, states, sizes)
-                pending[fut] = sum(sizes)
-                next_block = indices.stop
-            # A timeout keeps the main thread responsive to Ctrl-C.
-            done, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-            for fut in done:
-                total += fut.result()
-                if bar is not None:
-                    bar.update(pending[fut])
-                del pending[fut]
+        _run_rest(job, pool, threads, pending)
     except BaseException:
         for fut in pending:
             fut.cancel()
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-        if bar is not None:
-            bar.close()
-    return total
+        job.close()
+
+
+def _run_first(job: _Job) -> None:
+    """Block 0, in the main thread, before any worker starts: a first call that compiles
+    the kernels (tens of seconds) then compiles where Ctrl-C and SIGTERM land. A worker
+    thread busy compiling cannot be stopped, and the pool, like the interpreter on its way
+    out, would wait for it. Sums of integers: same tally."""
+    try:
+        job.block(job.state(0), job.sizes[0], job.total)
+    except BaseException:
+        job.close()
+        raise
+    job.advance(job.sizes[0])
+
+
+def _run_rest(job: _Job, pool: ThreadPoolExecutor, threads: int, pending: dict[Future, int]) -> None:
+    """Blocks 1 on, at most ``2 * threads`` tasks in flight, summed as they finish."""
+    n_blocks, total = len(job.sizes), job.total
+    per_task = blocks_per_task(n_blocks, threads)
+    next_block = 1
+    while next_block < n_blocks or pending:
+        while next_block < n_blocks and len(pending) < 2 * threads:
+            indices = range(next_block, min(n_blocks, next_block + per_task))
+            # the streams are derived here, in the main thread, while the workers run
+            states = [job.state(i) for i in indices]
+            sizes = [job.sizes[i] for i in indices]
+            fut = pool.submit(run_blocks, job.block, job.n_out, states, sizes)
+            pending[fut] = sum(sizes)
+            next_block = indices.stop
+        # A timeout keeps the main thread responsive to Ctrl-C.
+        done, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+        for fut in done:
+            total += fut.result()
+            job.advance(pending[fut])
+            del pending[fut]
 
 
 def timed(fn: Callable[[], object]) -> tuple[object, float]:

@@ -31,6 +31,7 @@ critlab.analysis.dice.grammar.NotationError: bad dice expression '2d6y': unexpec
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from functools import lru_cache
 
 from critlab.analysis.dice.dialect import DialectError, check_dialect, split, translate
@@ -159,95 +160,117 @@ def _dice(text: str, raw: RawDice, sign: int) -> DiceTerm:
     here = _show(raw.text)
     if not 1 <= n <= MAX_DICE:
         raise _error(text, f"{here}: dice count {n} is not in 0..{MAX_DICE}")
-    kind, value = raw.faces
-    fields: dict = {"face_kind": kind}
-    if kind == "sides":
-        if not 1 <= value <= MAX_SIDES:
-            raise _error(text, f"{here}: d{value} has no sides in 1..{MAX_SIDES}")
-        sides = value
-    elif kind == "fate":
-        sides = 3
-    else:
-        if not 1 <= len(value) <= MAX_FACES:
-            raise _error(text, f"{here}: lists {len(value)} faces; list 1..{MAX_FACES}")
-        if any(abs(v) > MAX_CONSTANT for v in value):
-            raise _error(text, f"{here}: a face beyond ±{MAX_CONSTANT}")
-        sides, fields["faces"] = len(value), tuple(value)
-    # the die's faces as DiceTerm.face_values lists them (one term is built, at the end)
-    listed = (-1, 0, 1) if kind == "fate" else fields["faces"] if kind == "list" else range(1, sides + 1)
+    fields: dict = {"face_kind": raw.faces[0]}
+    sides, listed = _die_faces(text, here, raw.faces, fields)
     faces = sorted(set(listed))
     s = raw.suffixes
     if "reroll" in s:
-        op, sel = s["reroll"]
-        iv = interval(*sel)
-        left = [f for f in faces if not iv[0] <= f <= iv[1]]
-        if not _meets(iv, faces):
-            raise _error(text, f"{here}: {_written(op, sel)} meets no face; the faces are {_span(faces)}")
-        if op == "rr" and not left:
-            raise _error(
-                text, f"{here}: {_written(op, sel)} rerolls every face and never stops; leave a face"
-            )
-        fields.update(reroll_mode=op, reroll=iv)
-        if op == "rr":
-            faces = left
+        faces = _reroll(text, here, s["reroll"], faces, fields)
     if "clamp" in s:
-        lo, hi = s["clamp"]
-        lo_ok = lo is None or faces[0] <= lo <= faces[-1]
-        hi_ok = hi is None or faces[0] <= hi <= faces[-1]
-        if not (lo_ok and hi_ok):
-            raise _error(text, f"{here}: a clamp must lie inside the faces {_span(faces)}")
-        if lo is not None and hi is not None and lo > hi:
-            raise _error(text, f"{here}: 'mi{lo}' exceeds 'ma{hi}'; mi may not exceed ma")
-        iv = (-UNBOUNDED if lo is None else lo, UNBOUNDED if hi is None else hi)
-        fields["clamp"] = iv
-        faces = sorted({min(max(f, iv[0]), iv[1]) for f in faces})
+        faces = _clamp(text, here, s["clamp"], faces, fields)
     if "explode" in s:
         if "clamp" in s:
             raise _error(text, f"{here}: a term clamps or explodes, not both")
-        kind_x, sel, once = s["explode"]
-        all_faces = sorted(set(listed))
-        iv = interval(*sel) if sel else (all_faces[-1], UNBOUNDED)
-        if not _meets(iv, all_faces):
-            raise _error(text, f"{here}: the explosion meets no face; the faces are {_span(all_faces)}")
-        if all(iv[0] <= f <= iv[1] for f in all_faces):
-            raise _error(text, f"{here}: the explosion meets every face and never stops")
-        least = min(f - (1 if kind_x == "!p" else 0) for f in all_faces if iv[0] <= f <= iv[1])
-        if least < 0:
-            raise _error(
-                text, f"{here}: an explosion may not add below 0 (it would lower the total without end)"
-            )
-        met = [f for f in all_faces if iv[0] <= f <= iv[1]]
-        on_top = met == [all_faces[-1]]  # the same as no selector: the maximum
-        fields.update(
-            exploding=True, explode_kind=kind_x, explode_at=None if on_top else iv, explode_once=bool(once)
-        )
+        _explode(text, here, s["explode"], sorted(set(listed)), fields)
     if "keep" in s:
-        op, k = s["keep"]
-        if fields.get("explode_kind") == "x" and op in ("dh", "dl"):
-            # the dice rolled vary in number: the K dropped ones are chosen from all of them
-            if not 1 <= k <= n:
-                why = f"'{op}{k}' drops {k} of {n} dice (before explosions); drop 1..{n}"
-                raise _error(text, f"{here}: {why}")
-            fields.update(keep_mode=DROP_LOWEST if op == "dl" else DROP_HIGHEST, keep=k)
-        else:
-            _keep(text, here, op, k, n, "dice", fields)
+        _dice_keep(text, here, s["keep"], n, fields)
     if "count" in s:
-        op, sel, botch = s["count"]
-        iv = interval(*sel)
-        fields.update(count_kind=op, count_range=iv)
-        exploding = fields.get("exploding", False)
-        for what, c in (("count", iv), ("botch", interval(*botch) if botch else None)):
-            if c is None:
-                continue
-            ok = (c[1] >= faces[0]) if exploding else _meets(c, faces)
-            if not ok:
-                raise _error(
-                    text, f"{here}: the {what} selector meets no total; the faces are {_span(faces)}"
-                )
-        if botch:
-            fields["botch"] = interval(*botch)
+        _count(text, here, s["count"], faces, fields)
     _scale(text, here, s, fields)
     return DiceTerm(sign, n, sides, **fields)
+
+
+def _die_faces(text: str, here: str, faces: tuple, fields: dict) -> tuple[int, Sequence[int]]:
+    """A die's sides and its faces as :attr:`DiceTerm.face_values` lists them (one term
+    is built, at the end), checked; a listed die's faces go into ``fields``."""
+    kind, value = faces
+    if kind == "sides":
+        if not 1 <= value <= MAX_SIDES:
+            raise _error(text, f"{here}: d{value} has no sides in 1..{MAX_SIDES}")
+        return value, range(1, value + 1)
+    if kind == "fate":
+        return 3, (-1, 0, 1)
+    if not 1 <= len(value) <= MAX_FACES:
+        raise _error(text, f"{here}: lists {len(value)} faces; list 1..{MAX_FACES}")
+    if any(abs(v) > MAX_CONSTANT for v in value):
+        raise _error(text, f"{here}: a face beyond ±{MAX_CONSTANT}")
+    fields["faces"] = tuple(value)
+    return len(value), fields["faces"]
+
+
+def _reroll(text: str, here: str, suffix: tuple, faces: list[int], fields: dict) -> list[int]:
+    """A reroll (``rN``, ``rrN``): the faces left once ``rr`` rerolls until none is met."""
+    op, sel = suffix
+    iv = interval(*sel)
+    left = [f for f in faces if not iv[0] <= f <= iv[1]]
+    if not _meets(iv, faces):
+        raise _error(text, f"{here}: {_written(op, sel)} meets no face; the faces are {_span(faces)}")
+    if op == "rr" and not left:
+        raise _error(text, f"{here}: {_written(op, sel)} rerolls every face and never stops; leave a face")
+    fields.update(reroll_mode=op, reroll=iv)
+    return left if op == "rr" else faces
+
+
+def _clamp(text: str, here: str, suffix: tuple, faces: list[int], fields: dict) -> list[int]:
+    """A clamp (``miN``, ``maN``) inside the faces: the faces it leaves."""
+    lo, hi = suffix
+    lo_ok = lo is None or faces[0] <= lo <= faces[-1]
+    hi_ok = hi is None or faces[0] <= hi <= faces[-1]
+    if not (lo_ok and hi_ok):
+        raise _error(text, f"{here}: a clamp must lie inside the faces {_span(faces)}")
+    if lo is not None and hi is not None and lo > hi:
+        raise _error(text, f"{here}: 'mi{lo}' exceeds 'ma{hi}'; mi may not exceed ma")
+    iv = (-UNBOUNDED if lo is None else lo, UNBOUNDED if hi is None else hi)
+    fields["clamp"] = iv
+    return sorted({min(max(f, iv[0]), iv[1]) for f in faces})
+
+
+def _explode(text: str, here: str, suffix: tuple, all_faces: list[int], fields: dict) -> None:
+    """An explosion over the die's own faces: it meets some face but not every one, and
+    never adds below 0 (which would lower the total without end)."""
+    kind_x, sel, once = suffix
+    iv = interval(*sel) if sel else (all_faces[-1], UNBOUNDED)
+    if not _meets(iv, all_faces):
+        raise _error(text, f"{here}: the explosion meets no face; the faces are {_span(all_faces)}")
+    if all(iv[0] <= f <= iv[1] for f in all_faces):
+        raise _error(text, f"{here}: the explosion meets every face and never stops")
+    least = min(f - (1 if kind_x == "!p" else 0) for f in all_faces if iv[0] <= f <= iv[1])
+    if least < 0:
+        raise _error(text, f"{here}: an explosion may not add below 0 (it would lower the total without end)")
+    met = [f for f in all_faces if iv[0] <= f <= iv[1]]
+    on_top = met == [all_faces[-1]]  # the same as no selector: the maximum
+    fields.update(
+        exploding=True, explode_kind=kind_x, explode_at=None if on_top else iv, explode_once=bool(once)
+    )
+
+
+def _dice_keep(text: str, here: str, suffix: tuple, n: int, fields: dict) -> None:
+    op, k = suffix
+    if fields.get("explode_kind") == "x" and op in ("dh", "dl"):
+        # the dice rolled vary in number: the K dropped ones are chosen from all of them
+        if not 1 <= k <= n:
+            why = f"'{op}{k}' drops {k} of {n} dice (before explosions); drop 1..{n}"
+            raise _error(text, f"{here}: {why}")
+        fields.update(keep_mode=DROP_LOWEST if op == "dl" else DROP_HIGHEST, keep=k)
+    else:
+        _keep(text, here, op, k, n, "dice", fields)
+
+
+def _count(text: str, here: str, suffix: tuple, faces: list[int], fields: dict) -> None:
+    """A success count (and botch) whose selectors meet some total: some face, or, when
+    the die explodes, anything up to its unbounded top."""
+    op, sel, botch = suffix
+    iv = interval(*sel)
+    fields.update(count_kind=op, count_range=iv)
+    exploding = fields.get("exploding", False)
+    for what, c in (("count", iv), ("botch", interval(*botch) if botch else None)):
+        if c is None:
+            continue
+        ok = (c[1] >= faces[0]) if exploding else _meets(c, faces)
+        if not ok:
+            raise _error(text, f"{here}: the {what} selector meets no total; the faces are {_span(faces)}")
+    if botch:
+        fields["botch"] = interval(*botch)
 
 
 def _span(faces) -> str:

@@ -51,13 +51,7 @@ def keep_members(members: Sequence[Dist], keep: int, *, highest: bool, weight: W
         def w_of(v: np.ndarray) -> np.ndarray:
             return base(-v)
 
-    m = len(members)
-    lo = min(d.min for d in members if d.probs.size)
-    hi = max(d.max for d in members if d.probs.size)
-    grid = np.arange(lo, hi + 1)
-    probs = np.zeros((m, grid.size))
-    for i, d in enumerate(members):
-        probs[i, d.min - lo : d.max - lo + 1] = d.probs
+    lo, grid, probs = _on_grid(members)
     # a tail is above every value; reflected (keeping the lowest) it is below, where a
     # member is dropped without its value mattering
     tails = np.array([d.tail for d in members])
@@ -65,23 +59,38 @@ def keep_members(members: Sequence[Dist], keep: int, *, highest: bool, weight: W
         return _extreme(probs, tails, lo, highest)
     if keep == 2 and weight is None:
         return _top_two(probs, tails, lo, highest)
-    weights = np.asarray(w_of(grid), dtype=np.int64)
+    return _kept_weights(probs, tails, np.asarray(w_of(grid), dtype=np.int64), keep, highest)
+
+
+def _on_grid(members: Sequence[Dist]) -> tuple[int, np.ndarray, np.ndarray]:
+    """The members' values ``lo..hi`` (over all of them), and each member's probabilities
+    on them, one row per member."""
+    lo = min(d.min for d in members if d.probs.size)
+    hi = max(d.max for d in members if d.probs.size)
+    grid = np.arange(lo, hi + 1)
+    probs = np.zeros((len(members), grid.size))
+    for i, d in enumerate(members):
+        probs[i, d.min - lo : d.max - lo + 1] = d.probs
+    return lo, grid, probs
+
+
+def _kept_weights(probs: np.ndarray, tails: np.ndarray, weights: np.ndarray, k: int, highest: bool) -> Dist:
+    """The general programme: for every threshold ``t`` the ``k``-th kept member may show,
+    the weight of the members above, at and below it."""
+    m, size = probs.shape
     w_lo, w_hi = int(weights.min()), int(weights.max())
     span = w_hi - w_lo
-    k = keep
     cum_below = np.cumsum(probs, axis=1) - probs  # P(member < grid[t])
     # by_weight[i, v, w]: member i's probability at value v, put at its weight w (offset w_lo)
-    by_weight = np.zeros((m, grid.size + 1, span + 1))
-    by_weight[:, np.arange(grid.size), weights - w_lo] = probs
+    by_weight = np.zeros((m, size + 1, span + 1))
+    by_weight[:, np.arange(size), weights - w_lo] = probs
     # above[i, t]: member i's weights over the values above t (sub-probabilities)
     above = np.cumsum(by_weight[:, ::-1], axis=1)[:, ::-1][:, 1:]
     out = np.zeros(k * span + 1)  # the kept weights' sum, offset k * w_lo
-    # every threshold at once (in chunks that bound the state's memory): state[a][t, b, s]
-    # is the weight of a members above t (a < k, their weights summing to s + a * w_lo)
-    # and b at t (capped at k)
+    # every threshold at once (in chunks that bound the state's memory)
     chunk = max(1, _STATE_POINTS // ((k + 1) * (k * span + 1) * k))
-    for t0 in range(0, grid.size, chunk):
-        ts = np.arange(t0, min(t0 + chunk, grid.size))
+    for t0 in range(0, size, chunk):
+        ts = np.arange(t0, min(t0 + chunk, size))
         at_all = probs[:, ts]
         if not at_all.any():
             continue
@@ -89,38 +98,57 @@ def keep_members(members: Sequence[Dist], keep: int, *, highest: bool, weight: W
         state = [np.zeros((ts.size, k + 1, a * span + 1)) for a in range(k)]
         state[0][:, 0, 0] = 1.0
         for i in range(m):
-            at, below = at_all[i][:, None, None], below_all[i][:, None, None]
-            new = [s * below for s in state]
-            for a in range(k):
-                s_a = state[a]
-                new[a][:, 1:] += s_a[:, :-1] * at
-                new[a][:, k] += s_a[:, k] * at[:, 0]
-                if a + 1 < k:
-                    up = above[i, ts]  # [t, w]
-                    if not up.any():
-                        continue
-                    # the convolution of each s_a[t, b] with up[t], by the shorter of its
-                    # two loops: over up's weights, or over the state's sums
-                    width, target = s_a.shape[2], new[a + 1]
-                    shifts = np.flatnonzero(up.any(axis=0))
-                    if shifts.size <= width:
-                        for j in shifts.tolist():
-                            target[:, :, j : j + width] += s_a * up[:, None, j : j + 1]
-                    else:
-                        up = up[:, None, :]
-                        for j in range(width):
-                            target[:, :, j : j + span + 1] += s_a[:, :, j : j + 1] * up
-            state = new
-        for a in range(k):
-            vec = state[a][:, k - a :].sum(axis=1)  # [t, s]
-            # value: a * w_lo + s + (k - a) * w_t, at index s + (k - a) * (w_t - w_lo)
-            base = (k - a) * (weights[ts] - w_lo)
-            for row, b0 in zip(vec, base.tolist(), strict=True):
-                out[b0 : b0 + row.size] += row
+            state = _add_member(state, at_all[i], below_all[i], above[i, ts], span)
+        _add_kept(out, state, weights[ts] - w_lo)
     if not out.any():
         return Dist(0, [], 1.0)
     tail = max(0.0, 1.0 - fsum(out.tolist())) if tails.any() else 0.0
     return Dist(k * w_lo, out, tail)
+
+
+def _add_member(
+    state: list[np.ndarray], at: np.ndarray, below: np.ndarray, up: np.ndarray, span: int
+) -> list:
+    """The states once one more member is placed: ``state[a][t, b, s]`` is the weight of
+    ``a`` members above ``t`` (``a < k``, their weights summing to ``s + a * w_lo``) and
+    ``b`` at ``t`` (capped at ``k``); the member lies below ``t``, at it, or above it
+    (``up[t, w]``, its weights above)."""
+    k = len(state)
+    at, below = at[:, None, None], below[:, None, None]
+    new = [s * below for s in state]
+    for a in range(k):
+        s_a = state[a]
+        new[a][:, 1:] += s_a[:, :-1] * at
+        new[a][:, k] += s_a[:, k] * at[:, 0]
+        if a + 1 < k and up.any():
+            _convolve_above(s_a, up, new[a + 1], span)
+    return new
+
+
+def _convolve_above(s_a: np.ndarray, up: np.ndarray, target: np.ndarray, span: int) -> None:
+    """Add the convolution of each ``s_a[t, b]`` with ``up[t]`` to ``target``, by the
+    shorter of its two loops: over up's weights, or over the state's sums."""
+    width = s_a.shape[2]
+    shifts = np.flatnonzero(up.any(axis=0))
+    if shifts.size <= width:
+        for j in shifts.tolist():
+            target[:, :, j : j + width] += s_a * up[:, None, j : j + 1]
+    else:
+        up = up[:, None, :]
+        for j in range(width):
+            target[:, :, j : j + span + 1] += s_a[:, :, j : j + 1] * up
+
+
+def _add_kept(out: np.ndarray, state: list[np.ndarray], w_t: np.ndarray) -> None:
+    """Add each threshold's kept sums to ``out``: ``a`` members above ``t`` and at least
+    ``k - a`` at it, whose ``k - a`` kept ones weigh ``w_t`` each (offset ``w_lo``)."""
+    k = len(state)
+    for a in range(k):
+        vec = state[a][:, k - a :].sum(axis=1)  # [t, s]
+        # value: a * w_lo + s + (k - a) * w_t, at index s + (k - a) * (w_t - w_lo)
+        base = (k - a) * w_t
+        for row, b0 in zip(vec, base.tolist(), strict=True):
+            out[b0 : b0 + row.size] += row
 
 
 # Doubles the order-statistics programme holds at once (a chunk of thresholds' states).

@@ -124,6 +124,34 @@ def _report(
     return ReportResult(out=out_dir, summary=summary, passed=passed, kept=folder.kept)
 
 
+@dataclass(frozen=True)
+class _Sections:
+    """Every section's output: each system block's, by its name, then the encounter sweeps'."""
+
+    systems: dict[str, list[SectionOutput]]
+    encounters: list[SectionOutput]
+
+    def groups(self) -> list[list[SectionOutput]]:
+        return [*self.systems.values(), self.encounters]
+
+    def metrics(self) -> dict[str, dict[str, Any]]:
+        metrics: dict[str, dict[str, Any]] = {}
+        for outs in self.groups():
+            for o in outs:
+                metrics.update(o.metrics)
+        return metrics
+
+    def validations(self) -> list[dict[str, Any]]:
+        return [o.info for outs in self.systems.values() for o in outs if "passed" in o.info]
+
+    def tables(self) -> dict[str, Any]:
+        tables = {
+            rel: frame for outs in self.systems.values() for o in outs for rel, frame in o.tables.items()
+        }
+        tables.update({rel: frame for o in self.encounters for rel, frame in o.tables.items()})
+        return tables
+
+
 def _build(
     cfg: ReportConfig,
     base: dict[str, Any] | None,
@@ -136,24 +164,12 @@ def _build(
 ) -> tuple[dict[str, Any], bool, str]:
     """Run every section, write the files into the staged folder and swap it in."""
     run_seed = resolve_seed(cfg.seed)
-    n_sections = sum(len(b.sections) for b in cfg.systems) + len(cfg.encounters)
-    over = [b.name for b in cfg.systems] + sorted({s.facts["encounter"] for s in cfg.encounters})
-    say(
-        f"report {cfg.name!r}: {n_sections} sections over {', '.join(over)}; "
-        f"seed {run_seed}, {cfg.trials:,} trials per validation"
-    )
+    _announce(cfg, run_seed, say)
     meta = run_metadata()
     warm_kernels(cfg, say)  # every core compiles a system's simulator before the report runs
-    outputs: dict[str, list[SectionOutput]] = {}
-    for block in cfg.systems:
-        outputs[block.name] = run_system(block, cfg, run_seed, say, None if progress else False, client)
-    encounters = [sweep_section(s, say, client) for s in cfg.encounters]  # sweeps over encounter models
-
-    metrics: dict[str, dict[str, Any]] = {}
-    for outs in [*outputs.values(), encounters]:
-        for o in outs:
-            metrics.update(o.metrics)
-    validations = [o.info for outs in outputs.values() for o in outs if "passed" in o.info]
+    sections = _run_sections(cfg, run_seed, say, progress, client)
+    metrics = sections.metrics()
+    validations = sections.validations()
     line, passed = verdict(validations)
     checks = run_checks(cfg.checks)  # balance goals, exact; they fail the run in main
     line, everything = status(validations, checks)  # the first line: validations and checks together
@@ -162,21 +178,17 @@ def _build(
         comparison = compare(metrics, base["metrics"], name=str(baseline))
     wall = time.perf_counter() - start
     doc = assemble(
-        cfg, run_seed, outputs, comparison, meta, wall, checks=checks, baseline=base, encounters=encounters
+        cfg,
+        run_seed,
+        sections.systems,
+        comparison,
+        meta,
+        wall,
+        checks=checks,
+        baseline=base,
+        encounters=sections.encounters,
     )
-
-    from critlab.analysis.report import html, markdown
-
-    files: dict[str, bytes] = {fig.file: fig.png for fig in doc.figures()}
-    tables = {rel: frame for outs in outputs.values() for o in outs for rel, frame in o.tables.items()}
-    tables.update({rel: frame for o in encounters for rel, frame in o.tables.items()})
-    if comparison is not None:
-        tables["tables/changes.csv"] = comparison.changes
-    # numbers as people write them: at most 15 significant digits (critlab.analysis.text.digits)
-    csv = {rel: frame.to_csv(index=False, float_format=CSV_FLOAT) for rel, frame in tables.items()}
-    files.update({rel: text.encode("utf-8") for rel, text in csv.items()})
-    files["index.html"] = html.render(doc).encode("utf-8")
-    files["README.md"] = markdown.render(doc).encode("utf-8")
+    files = _page_files(doc, sections, comparison)
     summary = {
         "format": SUMMARY_FORMAT,
         "name": cfg.name,
@@ -184,33 +196,77 @@ def _build(
         "validated": passed,
         "passed": everything,
         "verdict": line,
-        "run": {
-            **meta,
-            "config": cfg.file,
-            "config_sha256": cfg.sha256,
-            "seed": run_seed,
-            "trials": cfg.trials,
-            "batches": cfg.batches,
-            "alpha": cfg.alpha,
-            "systems": [b.name for b in cfg.systems],
-            "encounters": sorted({s.facts["encounter"] for s in cfg.encounters}),
-            "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - wall)),
-            "wall_time_s": round(wall, 3),
-        },
+        "run": _run_json(cfg, meta, run_seed, wall),
         "validations": validations,
         "checks": checks,
-        "sections": [o.info for outs in [*outputs.values(), encounters] for o in outs],
+        "sections": [o.info for outs in sections.groups() for o in outs],
         "comparison": None if comparison is None else _comparison_json(cfg, comparison, base, run_seed),
         "metrics": metrics,
     }
     summary = _json_safe(summary)
-    files["summary.json"] = (json.dumps(plain(summary), indent=1, allow_nan=False) + "\n").encode("utf-8")
-    probability = [c.probability() for c in cfg.checks]
-    files["summary.md"] = stepsummary.render(summary, probability=probability).encode(
-        "utf-8"
-    )  # for a CI job's summary
+    files.update(_summary_files(cfg, summary))
     _write(folder, files)
     return summary, passed, line
+
+
+def _announce(cfg: ReportConfig, run_seed: int, say: Progress) -> None:
+    n_sections = sum(len(b.sections) for b in cfg.systems) + len(cfg.encounters)
+    over = [b.name for b in cfg.systems] + sorted({s.facts["encounter"] for s in cfg.encounters})
+    say(
+        f"report {cfg.name!r}: {n_sections} sections over {', '.join(over)}; "
+        f"seed {run_seed}, {cfg.trials:,} trials per validation"
+    )
+
+
+def _run_sections(cfg: ReportConfig, run_seed: int, say: Progress, progress: bool, client: Any) -> _Sections:
+    """Every system block's sections, in order, then the sweeps over encounter models."""
+    outputs: dict[str, list[SectionOutput]] = {}
+    for block in cfg.systems:
+        outputs[block.name] = run_system(block, cfg, run_seed, say, None if progress else False, client)
+    encounters = [sweep_section(s, say, client) for s in cfg.encounters]
+    return _Sections(outputs, encounters)
+
+
+def _page_files(doc: Any, sections: _Sections, comparison: Comparison | None) -> dict[str, bytes]:
+    """The figures, the tables as CSV, and the page as HTML and Markdown."""
+    from critlab.analysis.report import html, markdown
+
+    files: dict[str, bytes] = {fig.file: fig.png for fig in doc.figures()}
+    tables = sections.tables()
+    if comparison is not None:
+        tables["tables/changes.csv"] = comparison.changes
+    # numbers as people write them: at most 15 significant digits (critlab.analysis.text.digits)
+    csv = {rel: frame.to_csv(index=False, float_format=CSV_FLOAT) for rel, frame in tables.items()}
+    files.update({rel: text.encode("utf-8") for rel, text in csv.items()})
+    files["index.html"] = html.render(doc).encode("utf-8")
+    files["README.md"] = markdown.render(doc).encode("utf-8")
+    return files
+
+
+def _run_json(cfg: ReportConfig, meta: dict[str, Any], run_seed: int, wall: float) -> dict[str, Any]:
+    """The run's metadata as summary.json keeps it."""
+    return {
+        **meta,
+        "config": cfg.file,
+        "config_sha256": cfg.sha256,
+        "seed": run_seed,
+        "trials": cfg.trials,
+        "batches": cfg.batches,
+        "alpha": cfg.alpha,
+        "systems": [b.name for b in cfg.systems],
+        "encounters": sorted({s.facts["encounter"] for s in cfg.encounters}),
+        "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - wall)),
+        "wall_time_s": round(wall, 3),
+    }
+
+
+def _summary_files(cfg: ReportConfig, summary: dict[str, Any]) -> dict[str, bytes]:
+    """summary.json, and summary.md for a CI job's summary."""
+    probability = [c.probability() for c in cfg.checks]
+    return {
+        "summary.json": (json.dumps(plain(summary), indent=1, allow_nan=False) + "\n").encode("utf-8"),
+        "summary.md": stepsummary.render(summary, probability=probability).encode("utf-8"),
+    }
 
 
 def _comparison_json(

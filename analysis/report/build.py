@@ -291,7 +291,8 @@ def validation_section(
     stem = f"{slug(section.system)}--{section.id}"
     verdict = "Passed" if v.passed else "FAILED"
     out.blocks.append(Heading(3, f"{section.title}", anchor(section.system, section.id)))
-    z_outcomes = validation.validation_output(section, cfg, exact, sim, v, metric_se, trials, vseed, out)
+    run = validation.ValidationRun(section, cfg, exact, sim, v, metric_se, trials, vseed)
+    z_outcomes = validation.validation_output(run, out)
     seconds = time.perf_counter() - start
     out.info = {
         "system": section.system,

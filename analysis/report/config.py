@@ -94,6 +94,51 @@ def _sweep_section(
     sources = {**base_sources, **{k: f"{r.sub('params')}.{k}" for k in r.table.get("params", {})}}
     grid_table = r.get("grid", dict, {})
     grid = {name: grid_values(system, Reader(r.file, grid_table, r.sub("grid")), name) for name in grid_table}
+    set_name, variants, axes = _axes(r, grid, sets)
+    n_points = len(variants) * math.prod(len(v) for v in grid.values())
+    if n_points > MAX_POINTS:
+        raise r.error("grid", f"{n_points} points; at most {MAX_POINTS} per section")
+    points = [{**params, **v, **p} for v in variants.values() for p in grid_points(**grid)]
+    notation_section_work(system, points, r)  # before any spec: building one computes its dice
+    base_specs, specs = _point_specs(system, r, params, sources, grid, (set_name, variants, sets))
+    section_work(specs, fight_table(r), r)  # the section's exact work, before its first point's
+    first = specs[0] if specs else None
+    fight, probe = probe_point(system, first, r)  # the first point, exact (or its fight)
+    labels = tuple(probe.labels)
+    cumulative, outcomes, metrics = _shown_names(system, r, kind, labels, tuple(probe.metrics))
+    chart, total = _chart(r, kind, axes)
+    label = r.text("label", "P(" + " or ".join(outcomes) + ")" if total else "")
+    section = SweepSection(
+        system=system.name,
+        id=sid,
+        key=r.key,
+        kind=kind,
+        title=r.text("title") or _default_title(kind, axes, metrics or outcomes),
+        note=r.text("note"),
+        grid=grid,
+        axes=tuple(axes),
+        base_specs=base_specs,
+        n_points=n_points,
+        outcomes=tuple(outcomes),
+        metrics=tuple(metrics),
+        chart=chart,
+        table=r.get("table", str, "auto"),
+        sum=total,
+        label=label,
+        log_y=r.get("log_y", bool, False),
+        x_label=r.text("x_label"),
+        y_label=r.text("y_label"),
+        **report_keys(r, cumulative, labels, fight),
+    )
+    _check_layout(section, r)
+    return section
+
+
+def _axes(
+    r: Reader, grid: dict[str, Any], sets: dict
+) -> tuple[str | None, dict[str | None, dict], list[Axis]]:
+    """The section's variant set (its name and variants; one unnamed variant without one)
+    and its axes: the grid's, then the variant set's, in ``axes`` order if given."""
     set_name = r.get("variants", str, None, what="the name of a variant set")
     variants: dict[str | None, dict[str, Any]] = {None: {}}
     axes = [Axis(name, values) for name, values in grid.items()]
@@ -118,15 +163,23 @@ def _sweep_section(
         axes = [by_name[n] for n in order]
     if len(axes) > 3:
         raise r.error("grid", "at most three axes (x, series or rows, panels); split the section")
+    return set_name, variants, axes
 
-    n_points = len(variants) * math.prod(len(v) for v in grid.values())
-    if n_points > MAX_POINTS:
-        raise r.error("grid", f"{n_points} points; at most {MAX_POINTS} per section")
+
+def _point_specs(
+    system: RuleSystem,
+    r: Reader,
+    params: dict[str, Any],
+    sources: dict[str, str],
+    grid: dict[str, Any],
+    varied: tuple[str | None, dict[str | None, dict], dict],
+) -> tuple[dict[str | None, Spec], list[Spec]]:
+    """Every point's spec, variant by variant (``varied``: the set's name, its variants and
+    every set), each error naming the point and the keys that set its values; and each
+    variant's first spec."""
+    set_name, variants, sets = varied
     base_specs: dict[str | None, Spec] = {}
-    first: Spec | None = None
     specs: list[Spec] = []
-    points = [{**params, **v, **p} for v in variants.values() for p in grid_points(**grid)]
-    notation_section_work(system, points, r)  # before any spec: building one computes its dice
     for vname, vparams in variants.items():
         vsources = {k: f"{_variant_key(r, set_name, vname, sets)}.{k}" for k in vparams}
         for point in grid_points(**grid):
@@ -137,12 +190,15 @@ def _sweep_section(
             psources = {**sources, **vsources, **{k: f"{r.sub('grid')}.{k}" for k in point}}
             spec = build_spec(system, {**params, **vparams, **point}, r.file, psources, where)
             base_specs.setdefault(vname, spec)
-            first = first or spec
             specs.append(spec)
+    return base_specs, specs
 
-    section_work(specs, fight_table(r), r)  # the section's exact work, before its first point's
-    fight, probe = probe_point(system, first, r)  # the first point, exact (or its fight)
-    labels, metric_names = tuple(probe.labels), tuple(probe.metrics)
+
+def _shown_names(
+    system: RuleSystem, r: Reader, kind: str, labels: tuple[str, ...], metric_names: tuple[str, ...]
+) -> tuple[Any, Any, tuple[str, ...]]:
+    """The outcomes and metrics the section names, each one the system reports here (a
+    metric_by section needs metrics), and its cumulative outcomes."""
     outcomes = r.names("outcomes")
     metrics = r.names("metrics") or ()
     for name, given in (("outcomes", outcomes), ("metrics", r.names("metrics"))):
@@ -163,7 +219,11 @@ def _sweep_section(
             "metrics", f"metric_by needs metrics = [...]; {system.name} reports: {', '.join(metric_names)}"
         )
     cumulative, outcomes = cumulative_outcomes(r, kind, labels, outcomes)
+    return cumulative, outcomes, metrics
 
+
+def _chart(r: Reader, kind: str, axes: list[Axis]) -> tuple[str, bool]:
+    """The chart and whether it shows the outcomes' sum, each fitting the section's kind and axes."""
     chart = r.get("chart", str, "stacked" if kind == "outcomes_by" else "line")
     if chart not in CHARTS:
         raise r.error("chart", f"must be one of {', '.join(CHARTS)}, got {quoted(chart)}")
@@ -176,36 +236,17 @@ def _sweep_section(
         raise r.error("grid", f"a {chart} chart needs at least one axis in grid or variants")
     if "label" in r.table and not total:
         raise r.error("label", "names the sum of the outcomes: set sum = true as well")
-    label = r.text("label", "P(" + " or ".join(outcomes) + ")" if total else "")
-    section = SweepSection(
-        system=system.name,
-        id=sid,
-        key=r.key,
-        kind=kind,
-        title=r.text("title") or _default_title(kind, axes, metrics or outcomes),
-        note=r.text("note"),
-        grid=grid,
-        axes=tuple(axes),
-        base_specs=base_specs,
-        n_points=n_points,
-        outcomes=tuple(outcomes),
-        metrics=tuple(metrics),
-        chart=chart,
-        table=r.get("table", str, "auto"),
-        sum=total,
-        label=label,
-        log_y=r.get("log_y", bool, False),
-        x_label=r.text("x_label"),
-        y_label=r.text("y_label"),
-        **report_keys(r, cumulative, labels, fight),
-    )
+    return chart, total
+
+
+def _check_layout(section: SweepSection, r: Reader) -> None:
+    """The built section's table layout, lead and number of panels."""
     if section.table not in TABLE_LAYOUTS:
         raise r.error("table", f"must be one of {', '.join(TABLE_LAYOUTS)}, got {quoted(section.table)}")
     check_lead(section, r)
     panels = _panels(section)
     if panels > MAX_PANELS:
         raise r.error("grid", f"the chart would have {panels} panels; at most {MAX_PANELS}")
-    return section
 
 
 def section_work(specs: list[Spec], fight: dict[str, int], r: Reader) -> None:

@@ -23,6 +23,7 @@ on the page and in the CSV, which holds every pooled bin.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -225,99 +226,159 @@ def exact_text(x: float | None) -> str:
     return "0" if abs(x) < 1e-12 else f"{x:.12g}"
 
 
-def validation_output(
-    section: Any,
-    cfg: Any,
-    exact: ExactResult,
-    sim: SimResult,
-    v: Validation,
-    metric_se: dict[str, float | None],
-    trials: int,
-    seed: int,
-    out: Any,
-) -> float:
+@dataclass(frozen=True)
+class ValidationRun:
+    """What one validation section compared: the section and its configuration, the exact
+    result, the batched simulation (each metric's batch-means SE), their comparison, and
+    the trials and seed it ran with."""
+
+    section: Any
+    cfg: Any
+    exact: ExactResult
+    sim: SimResult
+    v: Validation
+    metric_se: dict[str, float | None]
+    trials: int
+    seed: int
+
+    @property
+    def spec_cls(self) -> Any:
+        return type(self.section.spec)  # names in words from its declarations
+
+    @property
+    def key(self) -> str:
+        return f"{self.section.system}/{self.section.id}"
+
+    @property
+    def stem(self) -> str:
+        return f"{slug(self.section.system)}--{self.section.id}"
+
+    @property
+    def p_exact(self) -> np.ndarray:
+        return np.asarray(self.exact.probs, dtype=float)
+
+    @property
+    def se(self) -> np.ndarray:
+        """Each outcome's SE from its exact probability, as its z is."""
+        return np.sqrt(self.p_exact * (1 - self.p_exact) / self.trials)
+
+    @property
+    def z_label(self) -> pd.Series:
+        """Each bin's z by its outcome label."""
+        bins = self.v.bins if self.v.bins is not None else self.v.rows
+        return bins.set_index("outcome")["z"]
+
+    @property
+    def outcome_rows(self) -> pd.DataFrame:
+        return self.v.rows[self.v.rows["group"] == "outcome"]
+
+    @property
+    def group_p(self) -> list[float]:
+        return [float(g) for g in self.v.groups["p_value"]]
+
+    def said(self, name: str) -> str:
+        return words(name, self.spec_cls)
+
+
+def validation_output(run: ValidationRun, out: Any) -> float:
     """Fill a section's output (blocks after its heading, metrics, CSV); returns the
     largest |z| over the pooled outcome rows."""
-    spec_cls = type(section.spec)  # names in words from its declarations
-    labels = list(exact.labels)
-    p_exact = np.asarray(exact.probs, dtype=float)
-    freq = sim.tally.frequencies
-    se = np.sqrt(p_exact * (1 - p_exact) / trials)  # from the exact probability, as z is
-    bins = v.bins if v.bins is not None else v.rows
-    z_label = bins.set_index("outcome")["z"]
-    outcome_rows = v.rows[v.rows["group"] == "outcome"]
-    z_outcomes, _ = _worst(outcome_rows)
-    max_z, where = _worst(v.rows)
-    worst = _worst_row(v.rows)
-    key = f"{section.system}/{section.id}"
-    stem = f"{slug(section.system)}--{section.id}"
-    group_p = [float(g) for g in v.groups["p_value"]]
+    z_outcomes, _ = _worst(run.outcome_rows)
+    max_z, where = _worst(run.v.rows)
+    if run.section.note:
+        out.blocks.append(Paragraph(run.section.note, "note"))
+    verdict = verdict_sentence(run.v.passed, run.trials, run.said(where), max_z)
+    out.blocks.append(Paragraph(verdict, "ok" if run.v.passed else "fail"))
+    out.blocks.append(Paragraph(answer_sentence(run.exact, run.spec_cls), "lead"))
+    stats: list = [
+        Paragraph(_trust(run, max_z, where)),
+        _figure(run, max_z, where),
+        _outcome_table(run),
+    ]
+    metrics = _metric_table(run, out)
+    if metrics is not None:
+        stats.append(metrics)
+    stats.append(_group_table(run))
+    out.blocks.append(Details(f"Statistics: {len(run.v.rows)} pooled bins, max |z| {z_text(max_z)}", stats))
+    _outcome_metrics(run, out)
+    csv = run.v.rows.assign(se=pooled_se(run.v.rows, run.trials))
+    out.tables[f"tables/{run.stem}.csv"] = csv[
+        ["group", "outcome", "exact", "observed", "se", "z", "expected"]
+    ]
+    return z_outcomes
 
-    if section.note:
-        out.blocks.append(Paragraph(section.note, "note"))
-    out.blocks.append(
-        Paragraph(
-            verdict_sentence(v.passed, trials, words(where, spec_cls), max_z), "ok" if v.passed else "fail"
-        )
-    )
-    out.blocks.append(Paragraph(answer_sentence(exact, spec_cls), "lead"))
-    trust = trust_sentence(
-        v.passed,
-        trials,
+
+def _trust(run: ValidationRun, max_z: float, where: str) -> str:
+    worst = _worst_row(run.v.rows)
+    return trust_sentence(
+        run.v.passed,
+        run.trials,
         max_z,
-        words(where, spec_cls),
-        v.p_value,
-        len(v.rows),
-        cfg.alpha,
-        group_p,
+        run.said(where),
+        run.v.p_value,
+        len(run.v.rows),
+        run.cfg.alpha,
+        run.group_p,
         None if worst is None else float(worst["expected"]),
     )
-    params = params_words({k: val for k, val in exact.params.items()}, spec_cls)
-    worst_label = words(where, spec_cls)
+
+
+def _figure(run: ValidationRun, max_z: float, where: str) -> Figure:
+    """Exact bars against simulated points, every outcome's z, and the worst bin's too
+    where it is pooled or not an outcome."""
+    labels = list(run.exact.labels)
+    worst = _worst_row(run.v.rows)
+    worst_label = run.said(where)
     extra = None
-    if worst is not None and worst_label not in [words(lab, spec_cls) for lab in labels]:
-        extra = (worst_label, float(worst["z"]))  # the worst bin is drawn too, pooled or not an outcome
+    if worst is not None and worst_label not in [run.said(lab) for lab in labels]:
+        extra = (worst_label, float(worst["z"]))
+    z_label = run.z_label
     picture, narrow = validation_chart.validation_pictures(
-        section.title,
-        [words(lab, spec_cls) for lab in labels],
-        p_exact,
-        freq,
-        se,
+        run.section.title,
+        [run.said(lab) for lab in labels],
+        run.p_exact,
+        run.sim.tally.frequencies,
+        run.se,
         np.array([z_label[lab] for lab in labels]),
-        trials,
+        run.trials,
         extra=extra,
         worst=worst_label,
     )
-    stats: list = [
-        Paragraph(trust),
-        Figure(
-            f"figures/{stem}.png",
-            picture,
-            f"Exact vs simulated ({trials:,} trials): each outcome's exact probability (bar) and simulated "
-            f"frequency (point, ± 1 SE) agree; the right panel gives each bin's z, the largest "
-            f"{z_text(max_z)} at {worst_label}.",
-            narrow=narrow,
-        ),
-    ]
-    pse = pooled_se(outcome_rows, trials)
-    rows = [
-        [words(r.outcome, spec_cls), exact_text(r.exact), fmt_se(r.observed, s), fmt_z(r.z)]
-        for r, s in zip(outcome_rows.itertuples(), pse, strict=True)
-    ]
-    stats.append(
-        Table(
-            ["outcome", "exact", "simulated ± SE", "z"],
-            rows,
-            caption="Outcomes (rare ones pooled); exact to 12 significant digits, SE and z both from the "
-            "exact probability.",
-            csv=f"tables/{stem}.csv",
-        )
+    return Figure(
+        f"figures/{run.stem}.png",
+        picture,
+        f"Exact vs simulated ({run.trials:,} trials): each outcome's exact probability (bar) and simulated "
+        f"frequency (point, ± 1 SE) agree; the right panel gives each bin's z, the largest "
+        f"{z_text(max_z)} at {worst_label}.",
+        narrow=narrow,
     )
+
+
+def _outcome_table(run: ValidationRun) -> Table:
+    rows = run.outcome_rows
+    pse = pooled_se(rows, run.trials)
+    cells = [
+        [run.said(r.outcome), exact_text(r.exact), fmt_se(r.observed, s), fmt_z(r.z)]
+        for r, s in zip(rows.itertuples(), pse, strict=True)
+    ]
+    return Table(
+        ["outcome", "exact", "simulated ± SE", "z"],
+        cells,
+        caption="Outcomes (rare ones pooled); exact to 12 significant digits, SE and z both from the "
+        "exact probability.",
+        csv=f"tables/{run.stem}.csv",
+    )
+
+
+def _metric_table(run: ValidationRun, out: Any) -> Table | None:
+    """Each metric exact beside simulated ± its batch-means SE (None without metrics);
+    both recorded in the output's metrics."""
+    key, trials = run.key, run.trials
     mrows = []
-    for name, ev in exact.metrics.items():
-        sv, sse = sim.metrics.get(name), metric_se.get(name)
+    for name, ev in run.exact.metrics.items():
+        sv, sse = run.sim.metrics.get(name), run.metric_se.get(name)
         z = (sv - ev) / sse if None not in (sv, sse, ev) and sse > 0 else math.nan
-        mrows.append([words(name, spec_cls), exact_text(ev), fmt_se(sv, sse), fmt_z(z)])
+        mrows.append([run.said(name), exact_text(ev), fmt_se(sv, sse), fmt_z(z)])
         out.metrics[f"{key}/exact/{name}"] = {"kind": "exact", "value": _num(ev)}
         out.metrics[f"{key}/simulated/{name}"] = {
             "kind": "simulated",
@@ -327,23 +388,27 @@ def validation_output(
             "z": _num(z),
             "trials": trials,
         }
-    if mrows:
-        stats.append(
-            Table(
-                ["metric", "exact", "simulated ± SE", "z"],
-                mrows,
-                caption=f"Metrics; standard errors from {cfg.batches} batch means.",
-            )
-        )
+    if not mrows:
+        return None
+    return Table(
+        ["metric", "exact", "simulated ± SE", "z"],
+        mrows,
+        caption=f"Metrics; standard errors from {run.cfg.batches} batch means.",
+    )
+
+
+def _group_table(run: ValidationRun) -> Table:
+    """One line per group of bins, and how the groups' p-values make the verdict."""
+    v, cfg, group_p = run.v, run.cfg, run.group_p
     grows = []
     for g in v.groups.itertuples():
         part = v.rows[v.rows["group"] == g.group]
         gz, gwhere = _worst(part)
         grows.append(
             [
-                words(g.group, spec_cls),
+                run.said(g.group),
                 str(len(part)),
-                f"{z_text(gz)} ({words(gwhere, spec_cls)})",
+                f"{z_text(gz)} ({run.said(gwhere)})",
                 f"{g.chi2:.4g}",
                 str(int(g.dof)),
                 f"{g.p_value:.3g}",
@@ -355,26 +420,25 @@ def validation_output(
         else f"the verdict is their Bonferroni combination, min(1, {len(group_p)} × the smallest p-value) "
         f"(p {p_is(v.p_value)} against α = {cfg.alpha:g})"
     )
-    stats.append(
-        Table(
-            ["group", "pooled bins", "max |z| (where)", "chi²", "dof", "p-value"],
-            grows,
-            caption=f"Bins pooled to ≥ 5 expected counts; {combined}. Simulated with seed {seed} in "
-            f"{cfg.batches} batches. Parameters: {params}.",
-        )
+    params = params_words({k: val for k, val in run.exact.params.items()}, run.spec_cls)
+    return Table(
+        ["group", "pooled bins", "max |z| (where)", "chi²", "dof", "p-value"],
+        grows,
+        caption=f"Bins pooled to ≥ 5 expected counts; {combined}. Simulated with seed {run.seed} in "
+        f"{cfg.batches} batches. Parameters: {params}.",
     )
-    out.blocks.append(Details(f"Statistics: {len(v.rows)} pooled bins, max |z| {z_text(max_z)}", stats))
 
-    for i, lab in enumerate(labels):
-        out.metrics[f"{key}/exact/{lab}"] = {"kind": "exact", "value": float(p_exact[i])}
-        out.metrics[f"{key}/simulated/{lab}"] = {
+
+def _outcome_metrics(run: ValidationRun, out: Any) -> None:
+    """Each outcome's exact probability and simulated frequency, into the output's metrics."""
+    p_exact, freq, se, z_label = run.p_exact, run.sim.tally.frequencies, run.se, run.z_label
+    for i, lab in enumerate(run.exact.labels):
+        out.metrics[f"{run.key}/exact/{lab}"] = {"kind": "exact", "value": float(p_exact[i])}
+        out.metrics[f"{run.key}/simulated/{lab}"] = {
             "kind": "simulated",
             "value": float(freq[i]),
             "se": float(se[i]),
             "exact": float(p_exact[i]),
             "z": _num(z_label[lab]) if math.isfinite(z_label[lab]) else None,
-            "trials": trials,
+            "trials": run.trials,
         }
-    csv = v.rows.assign(se=pooled_se(v.rows, trials))
-    out.tables[f"tables/{stem}.csv"] = csv[["group", "outcome", "exact", "observed", "se", "z", "expected"]]
-    return z_outcomes

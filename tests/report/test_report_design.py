@@ -13,7 +13,12 @@ from critlab.analysis.report import figures, findings, tables, validation_chart
 from critlab.analysis.report.build import SectionOutput, run_sweep, table_columns, wide_table
 from critlab.analysis.report.config import SweepSection, load_config, parse_config
 from critlab.analysis.report.doc import Details, Figure, Paragraph, Table
-from critlab.analysis.report.validation import summary_sentence, trust_sentence, validation_output
+from critlab.analysis.report.validation import (
+    ValidationRun,
+    summary_sentence,
+    trust_sentence,
+    validation_output,
+)
 from critlab.analysis.style import legend_inside_figure, uses_default_cycle
 from critlab.analysis.systems import get_system
 from critlab.analysis.text import human
@@ -211,7 +216,7 @@ def test_validation_section_speaks_plainly_and_keeps_statistics_one_click_away()
                         "sections": [{"kind": "validation", "id": "v"}]}}}, "inline.toml")  # fmt: skip
     section = cfg.systems[0].sections[0]
     out = SectionOutput()
-    validation_output(section, cfg, exact, sim, v, {}, 20_000, 3, out)
+    validation_output(ValidationRun(section, cfg, exact, sim, v, {}, 20_000, 3), out)
     # the verdict in words, then the answer (the point's exact numbers), the statistics after
     verdict, answer = [b for b in out.blocks if isinstance(b, Paragraph)][:2]
     assert (
