@@ -349,13 +349,18 @@ def add_attack(kind: str, fn) -> None:
 def attack_for(module: str):
     """One attack of the system whose kernel module is ``module``: its damage
     (compiled on first call, then cached on disk), or the attack registered as kind
-    ``module`` by :func:`add_attack`. A function of its own, called and not inlined: an
-    encounter block inlining several systems' trials compiles for minutes."""
+    ``module`` by :func:`add_attack`. A function of its own, called and not inlined, so
+    that every block calling it links the one compiled copy. Inlined, every tuple of
+    systems and every shape of an encounter (a kind's pairs are a tuple, its length part
+    of the block's type) compiled the systems' trials anew: measured on the example party
+    against its ogre from an empty cache, the first simulation 55.8 s inlined and 40.7 s
+    called, another shape after it 45.0 s and 7.9 s; the call costs 18% of the speed
+    (0.93 M against 0.76 M encounters a second on one thread)."""
     fn = _REGISTERED.get(module) or _ATTACKS.get(module)
     if fn is None:
         name = "attack_" + module.rpartition(".")[2]
         py = bind(_one_attack, name, system_trial=trial_of(module))  # the cache's file name: one per system
-        fn = _ATTACKS[module] = kernel(inline="always")(py)
+        fn = _ATTACKS[module] = kernel(py)
     return fn
 
 
