@@ -226,7 +226,7 @@ def measure(*, quick: bool = False, log=print, simulate: bool = True) -> list[di
 
 def first_compile_seconds() -> float | None:
     """The seconds the first simulation of the example encounter says it compiled for,
-    in a fresh process over an empty kernel cache (everything its block inlines compiled
+    in a fresh process over an empty kernel cache (every attack and the block compiled
     anew, as on a fresh machine); None if it said nothing."""
     import os
     import re
