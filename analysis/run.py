@@ -252,6 +252,11 @@ def compile_notice(name: str, kernel: Any, progress: bool | None) -> Iterator[No
         return
     start = time.perf_counter()
     yield
+    say_compiled(name, start)
+
+
+def say_compiled(name: str, start: float) -> None:
+    """The line after a first compile that began at ``start`` (``time.perf_counter()``)."""
     seconds = time.perf_counter() - start
     print(f"critlab: compiled the {name} simulator (1 of 1, {seconds:.0f} s)", file=sys.stderr, flush=True)
 
@@ -267,12 +272,7 @@ class _SaysCompiled:
         self.block(state, n, out)
         if not self.said:
             self.said = True
-            seconds = time.perf_counter() - self.start
-            print(
-                f"critlab: compiled the {self.name} simulator (1 of 1, {seconds:.0f} s)",
-                file=sys.stderr,
-                flush=True,
-            )
+            say_compiled(self.name, self.start)
 
 
 __all__ = [
@@ -284,6 +284,7 @@ __all__ = [
     "check_trials",
     "compile_notice",
     "needs_compiling",
+    "say_compiled",
     "say_compiling",
     "simulate_tally",
     "tally_of",
