@@ -237,10 +237,11 @@ def test_exact_of_a_wrong_spec_is_a_type_error(name):
 
 # -- how a system looks: declared by the system, read by the style and the report ---------
 def _section_of(spec):
-    # what the report's palette reads of a sweep section: its spec and whether it is cumulative
+    # what the report's palette reads of a sweep section: its spec and whether it is
+    # cumulative (a section over a system's spec holds no model of its own)
     from types import SimpleNamespace
 
-    return SimpleNamespace(cumulative=False, base_specs={(): spec})
+    return SimpleNamespace(cumulative=False, base_specs={(): spec}, model=None)
 
 
 def test_toy_duel_looks_as_its_own_declaration_says():
