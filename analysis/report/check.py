@@ -9,8 +9,11 @@ model. :mod:`critlab.analysis.report.checks` reads the ``[[checks]]`` tables int
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
+
+from critlab.analysis.report.reading import Reader, shown
 
 
 @dataclass(frozen=True)
@@ -43,3 +46,32 @@ class Check:
         """Whether the quantity is a probability (an outcome, outcomes joined, a ``p_``
         metric; a fight's own outcomes), shown in percent, else an amount."""
         return self.quantity.is_probability_at(self.model)
+
+
+def read_bounds(r: Reader) -> tuple[float | None, float | None]:
+    """A check's ``min`` and ``max`` (inclusive; at least one, finite, in order), every
+    fault one error naming its key."""
+    lo, hi = _bound(r, "min"), _bound(r, "max")
+    if lo is None and hi is None:
+        raise r.error(None, "give min and/or max (inclusive bounds on the quantity)")
+    if lo is not None and hi is not None and lo > hi:
+        raise r.error("min", f"min = {lo:g} is above max = {hi:g}")
+    return lo, hi
+
+
+def _bound(r: Reader, name: str) -> float | None:
+    value = r.get(name, (int, float), None, what="a number")
+    if value is not None and not math.isfinite(value):
+        raise r.error(name, f"must be a finite number, got {shown(value)}")
+    return None if value is None else float(value)
+
+
+def bound_text(lo: float | None, hi: float | None) -> str:
+    """The bounds in words, as a check's default name says them.
+
+    >>> bound_text(0.4, 0.6), bound_text(None, 3)
+    ('between 0.4 and 0.6', 'at most 3')
+    """
+    if lo is not None and hi is not None:
+        return f"between {lo:g} and {hi:g}"
+    return f"at least {lo:g}" if lo is not None else f"at most {hi:g}"

@@ -48,7 +48,7 @@ from critlab.analysis.design.quantity import (
 )
 from critlab.analysis.encounter.words import quantity_text
 from critlab.analysis.model import model_of
-from critlab.analysis.report.check import Check
+from critlab.analysis.report.check import Check, bound_text, read_bounds
 from critlab.analysis.report.doc import Heading, Paragraph, Table
 from critlab.analysis.report.encounter_read import encounter_check
 from critlab.analysis.report.reading import ConfigError, Reader, build_spec, check_param, shown
@@ -63,19 +63,6 @@ __all__ = ["Check", "checks_blocks", "checks_verdict", "parse_checks", "run_chec
 CHECK_KEYS = ("name", "system", "params", "quantity", "min", "max")
 # The fight's own bounds, checked here so the error names the configuration key.
 _FIGHT_BOUNDS = {"hp": (1, 10**6), "attacks_per_round": (1, 100), "max_rounds": (1, 10**6)}
-
-
-def _bound_text(lo: float | None, hi: float | None) -> str:
-    if lo is not None and hi is not None:
-        return f"between {lo:g} and {hi:g}"
-    return f"at least {lo:g}" if lo is not None else f"at most {hi:g}"
-
-
-def _bound(r: Reader, name: str) -> float | None:
-    value = r.get(name, (int, float), None, what="a number")
-    if value is not None and not math.isfinite(value):
-        raise r.error(name, f"must be a finite number, got {shown(value)}")
-    return None if value is None else float(value)
 
 
 def _read(row: Any, file: str, key: str, spent: list[float]) -> Any:
@@ -142,11 +129,7 @@ def _build(
     text = r.get("quantity", str, None, what="a quantity name")
     if text is None:
         raise r.error("quantity", "name the quantity: an outcome, outcomes joined by '+', or a metric")
-    lo, hi = _bound(r, "min"), _bound(r, "max")
-    if lo is None and hi is None:
-        raise r.error(None, "give min and/or max (inclusive bounds on the quantity)")
-    if lo is not None and hi is not None and lo > hi:
-        raise r.error("min", f"min = {lo:g} is above max = {hi:g}")
+    lo, hi = read_bounds(r)
     try:
         quantity = Quantity(system, text)
     except QuantityError as exc:
@@ -162,7 +145,7 @@ def _build(
         except ValueError as exc:
             raise ConfigError(file, sources["*"], str(exc)) from None
 
-    name = r.text("name") or f"{sys_name}: {quantity.name} {_bound_text(lo, hi)}"
+    name = r.text("name") or f"{sys_name}: {quantity.name} {bound_text(lo, hi)}"
     from critlab.analysis.fight.model import FightModel
 
     model = FightModel.of(spec, **fight) if fight else model_of(spec)

@@ -36,7 +36,7 @@ from typing import Any
 
 from critlab.analysis.encounter.exact import STATE_LIMIT, state_count
 from critlab.analysis.encounter.model import EncounterModel, model_named
-from critlab.analysis.report.check import Check
+from critlab.analysis.report.check import Check, bound_text, read_bounds
 from critlab.analysis.report.doc import fmt_value
 from critlab.analysis.report.lead import check_lead
 from critlab.analysis.report.model_read import apply, quantity_name, read_settings, read_vary
@@ -172,13 +172,6 @@ def encounter_section(r: Reader, sid: str) -> SweepSection:
     return section
 
 
-def _bound(r: Reader, name: str) -> float | None:
-    value = r.get(name, (int, float), None, what="a number")
-    if value is not None and not math.isfinite(value):
-        raise r.error(name, f"must be a finite number, got {shown(value)}")
-    return None if value is None else float(value)
-
-
 def encounter_check(r: Reader, spent: list[float]) -> Check:
     """A ``[[checks]]`` table with ``encounter = "FILE"``: read, its chain sized, its
     estimated work added to the checks' before it (``spent``) within the shared budget."""
@@ -201,17 +194,8 @@ def encounter_check(r: Reader, spent: list[float]) -> Check:
         quantity = quantity_name(model, text)
     except SpecError as exc:
         raise r.error("quantity", str(exc)) from None
-    lo, hi = _bound(r, "min"), _bound(r, "max")
-    if lo is None and hi is None:
-        raise r.error(None, "give min and/or max (inclusive bounds on the quantity)")
-    if lo is not None and hi is not None and lo > hi:
-        raise r.error("min", f"min = {lo:g} is above max = {hi:g}")
-    bound = (
-        f"between {lo:g} and {hi:g}"
-        if lo is not None and hi is not None
-        else (f"at least {lo:g}" if lo is not None else f"at most {hi:g}")
-    )
-    name = r.text("name") or f"{rel}: {model.said(quantity)} {bound}"
+    lo, hi = read_bounds(r)
+    name = r.text("name") or f"{rel}: {model.said(quantity)} {bound_text(lo, hi)}"
     return Check(name, r.key, {"encounter": rel}, model, settings, EncounterQuantity(quantity), lo, hi)
 
 
