@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from critlab.kernels.jit import kernel
+from critlab.kernels.jit import Paths, kernel
 from critlab.kernels.rng import bounded, local_state
 from critlab.kernels.vocab.contest import (  # noqa: F401  (re-exported: the kernel's names)
     A_CRIT_FAILURE,
@@ -212,16 +212,27 @@ def _attack_succeeds(a):
     return ok
 
 
-@kernel
-def block(s, n, out, layout, a):
+# A block's paths (see critlab.kernels.jit.Paths): one per kind of contest, each compiling
+# its own loop only.
+QUICK, RESISTANCE, REGULAR = "quick", "resistance", "regular"
+PATH = QUICK  # bound per path by Paths
+_PATH_OF_KIND = {Kind.QUICK: QUICK, Kind.RESISTANCE: RESISTANCE, Kind.REGULAR: REGULAR}
+
+
+def path_of(a):
+    """The path of a block over arguments ``a``: its kind of contest."""
+    return _PATH_OF_KIND[a.kind]
+
+
+def _block(s, n, out, layout, a):
     """Tally ``n`` contests into ``out`` (see :mod:`critlab.kernels.bins` for the layout)."""
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     pairs = np.zeros(256, dtype=np.int64)
     first_only = np.zeros(16, dtype=np.int64)
-    if a.kind == Kind.QUICK:
+    if PATH == QUICK:
         for _ in range(n):
             pairs[_PAIR_A[bounded(s, 216)] + _PAIR_B[bounded(s, 216)]] += 1
-    elif a.kind == Kind.RESISTANCE:
+    elif PATH == RESISTANCE:
         succeeds = _attack_succeeds(a)
         for _ in range(n):
             i = _PAIR_B[bounded(s, 216)]
@@ -251,3 +262,6 @@ def block(s, n, out, layout, a):
             out[label] += won[label]
         out[layout[2 + 3 * layout[1]] + Counter.DECIDED_ROUNDS] += decided_rounds
     _tally_pairs(out, layout, a, pairs, first_only)
+
+
+block = Paths(_block, path_of, paths=(QUICK, RESISTANCE, REGULAR))

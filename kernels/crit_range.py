@@ -28,7 +28,7 @@ from critlab.kernels.counts import add_to_bin, counter_at, hist_at, kept_label, 
 from critlab.kernels.d20 import roll_d20, roll_d20_counted
 from critlab.kernels.dice import local_scratch
 from critlab.kernels.fast_dice import borrowed, roll_planned, roll_simple
-from critlab.kernels.jit import kernel
+from critlab.kernels.jit import Paths, kernel
 from critlab.kernels.joint import local_table, total_slots
 from critlab.kernels.rng import local_state
 from critlab.kernels.vocab.crit_range import (  # noqa: F401  (re-exported: the kernel's names)
@@ -167,8 +167,19 @@ def _life(s, r, used, left):
     return used
 
 
-@kernel
-def block(s, n, out, layout, a):
+# A block's paths (see critlab.kernels.jit.Paths): a test's d20 alone, an attack whose
+# damage dice are drawn with its d20, an attack whose damage dice are rolled after it.
+TEST, JOINT, PLANNED = "test", "joint", "planned"
+PATH = PLANNED  # bound per path by Paths
+
+
+def path_of(a):
+    """The path of a block over arguments ``a``."""
+    r = a.rules
+    return TEST if not r.attack else JOINT if r.joint else PLANNED
+
+
+def _block(s, n, out, layout, a):
     """Tally ``n`` trials into ``out`` (see :mod:`critlab.kernels.bins` for the layout).
 
     Weapon wear: a trial is one attack, and the block's attacks are one weapon's, then the
@@ -198,10 +209,10 @@ def block(s, n, out, layout, a):
     lives = max(1, n * r.wear_num // r.wear_den) if r.wear_num > 0 else 0
     left = r.condition  # Condition of the weapon in use
     start = 0  # the trial it was first used in
-    if not r.attack:  # a test: its d20 alone
+    if PATH == TEST:  # a test: its d20 alone
         for _ in range(n):
             seen[roll_d20(s, r.roll)] += 1
-    elif r.joint:  # the d20 and the damage dice as one draw; hits settled after the loop
+    elif PATH == JOINT:  # the d20 and the damage dice as one draw; hits settled after the loop
         totals = r.joint_totals
         lowest_roll = r.dmg_const + r.dmg_count  # the damage roll of all dice showing 1
         slot = total_slots(r.joint, r.dmg_count, r.dmg_sides)  # a joint outcome's total, less the lowest
@@ -258,3 +269,6 @@ def block(s, n, out, layout, a):
             attacks_sum += used
     out[counter_at(layout, Counter.DAMAGE_SUM)] += damage_sum
     out[counter_at(layout, Counter.ATTACKS_SUM)] += attacks_sum
+
+
+block = Paths(_block, path_of, paths=(TEST, JOINT, PLANNED))

@@ -10,7 +10,8 @@ tallies ``n`` of them.
 
 How :func:`block` is fast (the same dice, drawn in the same order, as :func:`trial`):
 
-- the mode is dispatched once per block, to one loop per mode with every argument read
+- the mode is chosen in Python (:func:`path_of`), each mode's loop compiled on its first
+  use only (:class:`critlab.kernels.jit.Paths`), with every argument read
   into a scalar first (passing the argument tuple, which holds arrays, into inlined code
   leaves reference-count calls in the loop);
 - where a trial's result depends only on its naturals, the loop counts the naturals (or
@@ -27,7 +28,7 @@ import numpy as np
 
 from critlab.kernels.d20 import roll_d20
 from critlab.kernels.dice import local_scratch, roll_floored
-from critlab.kernels.jit import kernel
+from critlab.kernels.jit import Paths, kernel
 from critlab.kernels.rng import local_state
 from critlab.kernels.vocab.crits_cats import (  # noqa: F401  (re-exported: the kernel's names)
     ANY,
@@ -188,15 +189,25 @@ def hist_slot(layout, hist):
     return layout[base], layout[base + 1], layout[base + 2]
 
 
-@kernel
-def block(s, n, out, layout, a):
-    """Tally ``n`` trials into ``out`` (see :mod:`critlab.kernels.bins` for the layout)."""
+# A block's paths (see critlab.kernels.jit.Paths), one per mode, versus with combat apart.
+VERSUS, ATTACKS, CHALLENGE, SPELL = "versus", "attacks", "challenge", "spell"
+PATH = VERSUS  # bound per path by Paths
+
+
+def path_of(a):
+    """The path of a block over arguments ``a``."""
     if a.mode == Mode.VERSUS:
-        if a.combat:
-            attacks_block(s, n, out, layout, a, a.dmg_terms, a.bl_terms)
-        else:
-            versus_block(s, n, out, a)
-    elif a.mode == Mode.CHALLENGE:
+        return ATTACKS if a.combat else VERSUS
+    return CHALLENGE if a.mode == Mode.CHALLENGE else SPELL
+
+
+def _block(s, n, out, layout, a):
+    """Tally ``n`` trials into ``out`` (see :mod:`critlab.kernels.bins` for the layout)."""
+    if PATH == ATTACKS:
+        attacks_block(s, n, out, layout, a, a.dmg_terms, a.bl_terms)
+    elif PATH == VERSUS:
+        versus_block(s, n, out, a)
+    elif PATH == CHALLENGE:
         challenge_block(s, n, out, a)
     else:
         spell_block(s, n, out, layout, a)
@@ -359,3 +370,6 @@ def trial_block(s, n, out, layout, a):
             for c in range(N_CLASSES):
                 out[counters + ANY + c] += (seen >> c) & 1
             out[counters + Counter.AFFECTED] += affected
+
+
+block = Paths(_block, path_of, paths=(VERSUS, ATTACKS, CHALLENGE, SPELL))

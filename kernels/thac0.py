@@ -23,7 +23,7 @@ from critlab.kernels.counts import add_to_bin, counter_at, hist_at, kept_label, 
 from critlab.kernels.d20 import roll_d20, roll_d20_counted
 from critlab.kernels.dice import local_scratch
 from critlab.kernels.fast_dice import borrowed, roll_planned, roll_simple
-from critlab.kernels.jit import kernel
+from critlab.kernels.jit import Paths, kernel
 from critlab.kernels.joint import local_table, total_slots
 from critlab.kernels.rng import die, local_state
 from critlab.kernels.vocab.thac0 import (  # noqa: F401  (re-exported: the kernel's names)
@@ -143,8 +143,18 @@ def trial(s, a, scratch):
     return resolve(s, label_of(roll_d20(s, r.roll), r), r, a.dmg_terms, a.sev_terms, scratch)
 
 
-@kernel
-def block(s, n, out, layout, a):
+# A block's paths (see critlab.kernels.jit.Paths): the damage dice drawn with the d20, or
+# rolled after it (where the interpreter may roll them).
+JOINT, PLANNED = "joint", "planned"
+PATH = PLANNED  # bound per path by Paths
+
+
+def path_of(a):
+    """The path of a block over arguments ``a``."""
+    return JOINT if a.rules.joint else PLANNED
+
+
+def _block(s, n, out, layout, a):
     """Tally ``n`` attacks into ``out`` (see :mod:`critlab.kernels.bins` for the layout)."""
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     scratch = local_scratch()
@@ -160,7 +170,7 @@ def block(s, n, out, layout, a):
     criticals = 0
     reroll_hits = 0
     damage_sum = 0
-    if r.joint:  # the d20 and a damage roll as one draw; most attacks settled after the loop
+    if PATH == JOINT:  # the d20 and a damage roll as one draw; most attacks settled after the loop
         totals = r.joint_totals
         lowest_roll = r.dmg_const + r.dmg_count  # the damage roll of all dice showing 1
         slot = total_slots(r.joint, r.dmg_count, r.dmg_sides)  # a joint outcome's total, less the lowest
@@ -217,3 +227,6 @@ def block(s, n, out, layout, a):
     if severity_on:
         add_to_bin(out, s_start, s_lo, s_bins, 0, n - criticals)
     out[counter_at(layout, Counter.DAMAGE_SUM)] += damage_sum
+
+
+block = Paths(_block, path_of, paths=(JOINT, PLANNED))

@@ -34,14 +34,17 @@ def _warm(system: str, specs: list[Any]) -> str:
     return system
 
 
-def cached(system: str) -> bool:
-    """Whether the system's block kernel has a fresh Numba cache index (one stamped with
-    today's kernel sources: see :mod:`critlab.kernels.jit`)."""
+def cached(system: str, spec: Any) -> bool:
+    """Whether the kernel that simulates ``spec`` of ``system`` (its path's, where the
+    block compiles per path) has a fresh Numba cache index (one stamped with today's
+    kernel sources: see :mod:`critlab.kernels.jit`)."""
     from critlab.analysis.run import needs_compiling
     from critlab.analysis.systems import get_system
+    from critlab.kernels.jit import compiled_for
 
     try:
-        block = get_system(system).simulator.block
+        sim = get_system(system).simulator
+        block = compiled_for(sim.block, sim.args(spec))
     except (AttributeError, KeyError):
         return False
     return not needs_compiling(block)
@@ -55,7 +58,7 @@ def warm_kernels(cfg: ReportConfig, say: Callable[[str], None], jobs: int | None
     by_system: dict[str, list[Any]] = {}
     for block in cfg.systems:
         for section in block.sections:
-            if isinstance(section, ValidationSection) and not cached(section.system):
+            if isinstance(section, ValidationSection) and not cached(section.system, section.spec):
                 by_system.setdefault(section.system, []).append(section.spec)
     if not by_system:
         return 0

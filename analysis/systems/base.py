@@ -279,13 +279,16 @@ class RuleSystem:
         self.check_spec(spec)
         ex = self.exact(spec)
         layout = self.layout(spec, ex)
+        from critlab.kernels.jit import compiled_for  # Numba is imported where a simulation runs
+
         sim = self.simulator
+        args = sim.args(spec)
         return assemble(
             layout,
-            KernelBlock(sim.block, layout.array, sim.args(spec)),
+            KernelBlock(sim.block, layout.array, args),
             options,
             desc=self.name,
             metrics=lambda tally: sim.metrics(spec, tally),
             exact=ex,
-            kernel=sim.block,
+            kernel=compiled_for(sim.block, args),
         )

@@ -115,7 +115,7 @@ def test_a_reports_warm_up_says_each_kernel_done_of_total(monkeypatch):
     from critlab.analysis.report.config import load_config
 
     cfg = load_config(None)  # the built-in configuration: five systems validated
-    monkeypatch.setattr(warm, "cached", lambda system: False)
+    monkeypatch.setattr(warm, "cached", lambda system, spec: False)
     monkeypatch.setattr(warm, "_warm", lambda system, specs: system)
     said: list[str] = []
     assert warm.warm_kernels(cfg, said.append, jobs=1) == 5
