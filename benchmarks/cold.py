@@ -4,8 +4,12 @@ Each row runs in fresh processes with an empty Numba cache of its own (``NUMBA_C
 and ``CRITLAB_MECHANIC_CACHE`` pointed at a new folder): the first ``critlab simulate
 SYSTEM`` of each built-in system (1,000 trials: all but the compile is a fraction of a
 second), then the same command again on the cache it left (its cached start-up), and
-``critlab report`` of the built-in configuration cold and then warm, whose difference
-is the report's compiling. Wall seconds and the processes' CPU seconds (user + sys)
+a first own mechanic's simulation (the Savage Worlds trait roll of the notebooks), the
+example encounter's first simulation (the party against the ogre: two attack kinds),
+then another encounter on the cache the first left (one kind already compiled: what an
+encounter of attack kinds already compiled adds, its own block), and ``critlab report``
+of the built-in configuration cold and then warm, whose difference is the report's
+compiling. Wall seconds and the processes' CPU seconds (user + sys)
 both: the machine is shared, so wall time reads high when it is loaded, CPU time much
 less.
 
@@ -34,6 +38,26 @@ POINTS: dict[str, tuple[str, ...]] = {
     "thac0": ("--thac0", "15", "--target-ac", "5"),
 }
 SIMULATE = ("--trials", "1000", "--seed", "1", "--no-progress", "--json")
+MECHANIC = ("notebooks/examples/savage_worlds.py:trait_roll", "--trait", "8")
+ENCOUNTER = "reports/examples/party_vs_ogre.toml"
+# A second encounter: the ogre's thac0 attack alone on each side, a kind the first compiled.
+DUEL = """order = "a-first"
+[a]
+targeting = "focus"
+[[a.combatants]]
+name = "fighter"
+hp = 12
+attack = { system = "thac0", thac0 = 15, damage = "1d8+2" }
+defense = { target_ac = 3 }
+[b]
+targeting = "focus"
+[[b.combatants]]
+name = "ogre"
+hp = 30
+attack = { system = "thac0", thac0 = 13, damage = "2d6+2" }
+defense = { target_ac = 4 }
+"""
+ROOT = Path(__file__).resolve().parent.parent  # the example files' paths are the project's
 
 
 def _timed(argv: list[str], cache: Path, cwd: Path | None = None) -> tuple[float, float]:
@@ -52,32 +76,36 @@ def _critlab(*args: str) -> list[str]:
     return [sys.executable, "-m", "critlab", *args]
 
 
+def _row(what: str, argv: list[str], cache: Path, log) -> dict:
+    """One row: ``argv`` run on ``cache`` as it is, then again on what it left."""
+    wall, cpu = _timed(argv, cache, cwd=ROOT)
+    warm_wall, warm_cpu = _timed(argv, cache, cwd=ROOT)
+    log(f"  cold: {what}: {wall:.1f} s ({cpu:.1f} CPU s), cached {warm_wall:.1f} s")
+    return {"what": what, "cold_s": wall, "cold_cpu_s": cpu, "warm_s": warm_wall, "warm_cpu_s": warm_cpu}
+
+
 def measure(*, report: bool = True, log=print) -> list[dict]:
-    """The cold table's rows: each built-in system's first simulation, then (``report``)
-    the built-in report's."""
+    """The cold table's rows: each built-in system's first simulation, an own
+    mechanic's and two encounters', then (``report``) the built-in report's."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="critlab-cold-") as tmp:
         for name in BUILT_IN:
-            cache = Path(tmp) / name
             argv = _critlab("simulate", name, *POINTS.get(name, ()), *SIMULATE)
-            wall, cpu = _timed(argv, cache)
-            warm_wall, warm_cpu = _timed(argv, cache)
-            rows.append(
-                {"what": f"first critlab simulate {name}", "cold_s": wall, "cold_cpu_s": cpu,
-                 "warm_s": warm_wall, "warm_cpu_s": warm_cpu}
-            )  # fmt: skip
-            log(f"  cold: simulate {name}: {wall:.1f} s ({cpu:.1f} CPU s), cached {warm_wall:.1f} s")
+            rows.append(_row(f"first critlab simulate {name}", argv, Path(tmp) / name, log))
+        argv = _critlab("simulate", *MECHANIC, *SIMULATE)
+        rows.append(_row("first simulate of an own mechanic (trait_roll)", argv, Path(tmp) / "mechanic", log))
+        cache = Path(tmp) / "encounter"
+        argv = _critlab("encounter", ENCOUNTER, *SIMULATE)
+        rows.append(_row("first critlab encounter (party against ogre)", argv, cache, log))
+        duel = Path(tmp) / "duel.toml"
+        duel.write_text(DUEL, encoding="utf-8")
+        argv = _critlab("encounter", str(duel), *SIMULATE)
+        rows.append(_row("then an encounter of a compiled kind", argv, cache, log))
         if report:
             cache = Path(tmp) / "report"
             out = Path(tmp) / "out"
             argv = _critlab("report", "--out", str(out), "--no-progress")
-            wall, cpu = _timed(argv, cache)
-            warm_wall, warm_cpu = _timed(argv, cache)
-            rows.append(
-                {"what": "critlab report (built-in configuration)", "cold_s": wall, "cold_cpu_s": cpu,
-                 "warm_s": warm_wall, "warm_cpu_s": warm_cpu}
-            )  # fmt: skip
-            log(f"  cold: report: {wall:.1f} s ({cpu:.1f} CPU s), cached {warm_wall:.1f} s")
+            rows.append(_row("critlab report (built-in configuration)", argv, cache, log))
     for row in rows:
         row["compile_s"] = max(0.0, row["cold_s"] - row["warm_s"])
         row["compile_cpu_s"] = max(0.0, row["cold_cpu_s"] - row["warm_cpu_s"])

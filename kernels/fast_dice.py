@@ -21,12 +21,17 @@ A :func:`plan` of an encoded expression is ``(simple, count, sides, explode_at)`
 (True, 0, 1, 2)
 >>> plan(parse("4d6kh3").encode()[0])[0]                         # 4d6kh3: the interpreter
 False
+
+Terms given as ``None`` (:func:`critlab.kernels.vocab.dice.simple_only`) say that every
+roll of the arguments is simple: the interpreter is then left out of the compiled code,
+chosen when the kernel is typed (:func:`_general`), so a fight's or an encounter's attack
+over simple dice compiles without it (about 7 s less from an empty cache).
 """
 
 from __future__ import annotations
 
 from numba import carray, types
-from numba.core.extending import intrinsic
+from numba.core.extending import intrinsic, overload
 
 from critlab.kernels.dice import roll_expr
 from critlab.kernels.jit import kernel
@@ -39,8 +44,21 @@ def roll_planned(s, simple, count, sides, explode_at, terms, constant, scratch):
     """One roll of an expression by its :func:`plan` (``terms`` are read only by the
     interpreter)."""
     if not simple:
-        return roll_expr(s, terms, constant, scratch)
+        return _general(s, terms, constant, scratch)
     return roll_simple(s, count, sides, explode_at, constant)
+
+
+def _general(s, terms, constant, scratch):
+    """The interpreter's roll of ``terms``, or (``terms`` None: no expression that needs
+    it) nothing: typed per kind of ``terms``, so simple dice compile no interpreter."""
+    raise NotImplementedError("called from kernels only")
+
+
+@overload(_general, inline="always")
+def _general_typed(s, terms, constant, scratch):
+    if isinstance(terms, types.NoneType):
+        return lambda s, terms, constant, scratch: constant  # never reached: every roll simple
+    return lambda s, terms, constant, scratch: roll_expr(s, terms, constant, scratch)
 
 
 @kernel(inline="always")

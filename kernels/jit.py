@@ -17,6 +17,8 @@ The expression interpreter (:func:`critlab.kernels.dice.roll_expr`) is the excep
 is compiled once and called, its stream passed by value so the caller's stays in
 registers. Inlined at each of its sites it cost 4x the compile time (a fight's and an
 encounter's first simulation: 208 CPU s against 51) for about 20% on an interpreted roll.
+Numba's inliner itself is made to copy a callee once per inlining, not once per block
+(:mod:`critlab.kernels.inlining`: a third of the compile time of an encounter).
 
 The cache: Numba keys a cached kernel on its own source file only, so a kernel that
 inlines a helper from another module would keep running the old helper after that
@@ -38,6 +40,8 @@ from typing import Any
 
 from numba import njit
 from numba.core import caching
+
+from critlab.kernels.inlining import install as install_inlining
 
 JIT_OPTIONS = {"cache": True, "error_model": "numpy", "nogil": True}
 _MARK = "__critlab_kernel__"
@@ -93,6 +97,7 @@ def _register() -> None:
 
 
 _register()
+install_inlining()  # every kernel compiles with it: see critlab.kernels.inlining
 
 
 def kernel(fn=None, /, **extra):

@@ -33,6 +33,7 @@ from critlab.analysis.run import simulate_tally
 from critlab.analysis.spec import SpecError
 from critlab.analysis.systems.base import KernelBlock
 from critlab.analysis.tally import Layout, Tally
+from critlab.kernels.vocab.dice import simple_only
 
 COUNTERS = ("decided_rounds_sum", "attacks", "any_down_a", "any_down_b")
 
@@ -90,6 +91,7 @@ def kernel_plan(enc: Encounter) -> tuple[tuple[str, ...], Any]:
         kind[i * n + j] = modules.index(module)
         slot[i * n + j] = len(pairs[kind[i * n + j]])
         pairs[kind[i * n + j]].append(args)
+    pairs = [_simple_kind(kind_args) for kind_args in pairs]
     args = k.Args(
         n=n,
         n_a=enc.n_a,
@@ -109,6 +111,14 @@ def kernel_plan(enc: Encounter) -> tuple[tuple[str, ...], Any]:
         **_table_args(enc),
     )
     return modules, args
+
+
+def _simple_kind(kind_args: list[Any]) -> list[Any]:
+    """A kind's pairs' arguments without their dice terms where every pair rolls simple
+    dice only (:func:`~critlab.kernels.vocab.dice.simple_only`), so its attack compiles no
+    interpreter; else as they are (a kind's pairs are one tuple, of one type)."""
+    simple = [simple_only(a) for a in kind_args]
+    return simple if all(s is not a for s, a in zip(simple, kind_args, strict=True)) else kind_args
 
 
 def lehmer(order: tuple[int, ...]) -> int:

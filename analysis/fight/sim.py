@@ -23,6 +23,7 @@ from critlab.analysis.systems.base import KernelBlock
 from critlab.analysis.tally import Layout, Tally
 from critlab.kernels import fight as k
 from critlab.kernels.vocab import words
+from critlab.kernels.vocab.dice import simple_only
 
 # Without an exact fight to lay out by (one over the work bound), the rounds histogram
 # spans at most this many rounds; later ones are still counted, in its tail bin.
@@ -131,7 +132,9 @@ def simulate_fight(
     f = Fight(hp=hp, attacks_per_round=attacks_per_round, max_rounds=max_rounds)
     damage = attack_damage(spec)
     module, attack = attack_kernel(spec)
-    args = k.Args(attack=attack, hp=f.hp, attacks_per_round=f.attacks_per_round, max_rounds=f.max_rounds)
+    args = k.Args(
+        attack=simple_only(attack), hp=f.hp, attacks_per_round=f.attacks_per_round, max_rounds=f.max_rounds
+    )
     if exact is None:
         try:
             exact = fight(spec, **f.to_json())

@@ -82,3 +82,23 @@ def joint_plan(simple: bool, count: int, sides: int, explode_at: int, naturals: 
     if outcomes > TABLE_SIZE or naturals * totals > TABLE_SIZE:
         return 0, 0
     return outcomes, totals
+
+
+def simple_only(args):
+    """Kernel arguments ``args`` (a named tuple with a ``rules`` member) with each
+    ``<roll>_terms`` member None where ``rules.<roll>_simple`` holds for every such roll,
+    else ``args`` itself: the kernel then compiles without the interpreter (see
+    :mod:`critlab.kernels.fast_dice`).
+
+    >>> from collections import namedtuple
+    >>> R, A = namedtuple("R", "dmg_simple"), namedtuple("A", "rules dmg_terms")
+    >>> simple_only(A(R(True), [1, 2])).dmg_terms is None
+    True
+    >>> simple_only(A(R(False), [1, 2])).dmg_terms
+    [1, 2]
+    """
+    rolls = [f[: -len("_terms")] for f in getattr(args, "_fields", ()) if f.endswith("_terms")]
+    rules = getattr(args, "rules", None)
+    if not rolls or rules is None or not all(getattr(rules, f"{r}_simple", False) for r in rolls):
+        return args
+    return args._replace(**{f"{r}_terms": None for r in rolls})
