@@ -23,7 +23,8 @@ members' tails.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from math import fsum
+from functools import lru_cache
+from math import comb, expm1, fsum, log1p
 
 import numpy as np
 
@@ -65,12 +66,12 @@ def keep_members(members: Sequence[Dist], keep: int, *, highest: bool, weight: W
 def _on_grid(members: Sequence[Dist]) -> tuple[int, np.ndarray, np.ndarray]:
     """The members' values ``lo..hi`` (over all of them), and each member's probabilities
     on them, one row per member."""
-    lo = min(d.min for d in members if d.probs.size)
-    hi = max(d.max for d in members if d.probs.size)
+    lo = min(d.offset for d in members if d.probs.size)
+    hi = max(d.offset + d.probs.size for d in members if d.probs.size) - 1
     grid = np.arange(lo, hi + 1)
     probs = np.zeros((len(members), grid.size))
     for i, d in enumerate(members):
-        probs[i, d.min - lo : d.max - lo + 1] = d.probs
+        probs[i, d.offset - lo : d.offset - lo + d.probs.size] = d.probs
     return lo, grid, probs
 
 
@@ -176,21 +177,40 @@ def _top_two(probs: np.ndarray, tails: np.ndarray, lo: int, highest: bool) -> Di
     ``P(M1 = M2 = y) = P(max = y) - sum_i P(X_i = y) L_i(y - 1)``. Tails lie as in
     :func:`_extreme`."""
     m, size = probs.shape
-    floor = np.zeros((m, 1)) if highest else tails[:, None]  # P(X_i < every value)
-    cdf = np.hstack([floor, np.cumsum(probs, axis=1) + floor])  # F_i at lo - 1, lo, ..., hi
-    prefix = np.vstack([np.ones((1, size + 1)), np.cumprod(cdf[:-1], axis=0)])  # prod_{j < i}
-    suffix = np.vstack([np.cumprod(cdf[:0:-1], axis=0)[::-1], np.ones((1, size + 1))])  # prod_{j > i}
-    others = prefix * suffix  # L_i(v)
-    top = np.clip(np.diff(others, axis=1), 0.0, None)  # P(the others' highest = y)
-    joint = np.tril(probs.T @ top, -1)  # [x, y], x > y
-    every = np.prod(cdf, axis=0)
-    both = np.clip(np.diff(every) - (probs * others[:, :-1]).sum(axis=0), 0.0, None)  # M1 = M2 = y
-    index = np.add.outer(np.arange(size), np.arange(size))
-    pmf = np.bincount(index.ravel(), weights=joint.ravel(), minlength=2 * size - 1)
+    # F_i at lo - 1, lo, ..., hi, written in place (each small array made once: the
+    # programme's cost is its count of array operations)
+    cdf = np.empty((m, size + 1))
+    cdf[:, 0] = 0.0 if highest else tails
+    np.cumsum(probs, axis=1, out=cdf[:, 1:])
+    if not highest:
+        cdf[:, 1:] += tails[:, None]
+    prefix = np.empty((m + 1, size + 1))  # prefix[i] = prod_{j < i} F_j
+    prefix[0] = 1.0
+    np.cumprod(cdf, axis=0, out=prefix[1:])
+    suffix = np.empty((m + 1, size + 1))  # suffix[k]: the product of the last k
+    suffix[0] = 1.0
+    np.cumprod(cdf[::-1], axis=0, out=suffix[1:])
+    others = prefix[:m] * suffix[m - 1 :: -1]  # L_i(v)
+    top = np.diff(others, axis=1)  # P(the others' highest = y), rounding below 0 cut
+    np.maximum(top, 0.0, out=top)
+    joint = probs.T @ top  # [x, y]; x > y is kept
+    both = np.diff(prefix[m]) - (probs * others[:, :-1]).sum(axis=0)  # M1 = M2 = y
+    np.maximum(both, 0.0, out=both)
+    pmf = np.bincount(_pair_sums(size), weights=joint.ravel(), minlength=2 * size)[:-1]
     pmf[::2] += both
     tail = max(0.0, 1.0 - fsum(pmf.tolist())) if tails.any() else 0.0
-    d = Dist(2 * lo, pmf, tail)
+    d = Dist._of(2 * lo, pmf, tail)
     return d if highest else -d
+
+
+@lru_cache(maxsize=64)
+def _pair_sums(size: int) -> np.ndarray:
+    """``x + y`` over a ``size`` by ``size`` grid of indices, flat, where ``x > y``; the
+    extra bin ``2 * size - 1`` elsewhere (a pair not counted)."""
+    x, y = np.indices((size, size))
+    out = np.where(x > y, x + y, 2 * size - 1).ravel()
+    out.setflags(write=False)
+    return out
 
 
 def weight_dist(d: Dist, weight: Weight) -> Dist:
@@ -200,6 +220,52 @@ def weight_dist(d: Dist, weight: Weight) -> Dist:
     {0: 0.666..., 1: 0.333...}
     """
     return d.map(lambda v: np.asarray(weight(v), dtype=np.int64))
+
+
+# Dice counted in closed form at most: the trinomial's coefficients (up to 3**n) and its
+# powers stay far inside the doubles' range; beyond, the counts are convolved.
+_CLOSED_COUNT = 60
+# Values of a die at most whose category masses are summed in order, not compensated
+_FEW_VALUES = 12
+
+
+def counted_sum(d: Dist, weight: Weight, n: int) -> Dist:
+    """The sum of ``weight`` (1, -1 or 0: a success, a botch, neither) over ``n``
+    independent copies of ``d``, in closed form: with ``S`` successes and ``B`` botches,
+    ``P(S = s, B = b) = n! / (s! b! o!) p_s**s p_b**b p_o**o`` (``o = n - s - b``), summed
+    over ``s - b``. One pass over a cached triangle of coefficients, where convolving the
+    counts ``log2(n)`` times costs a distribution's arithmetic at every step. A copy in
+    ``d``'s tail puts the sum in the tail.
+
+    >>> round(counted_sum(Dist.die(6), counter(5, 6, (1, 1)), 2).pmf(0) * 36, 9)   # (1/2)**2 + 2/3 * 1/6
+    13.0
+    """
+    if n > _CLOSED_COUNT or not d.probs.size:
+        return weight_dist(d, weight).repeat(n)
+    w = np.asarray(weight(d.values))
+    if d.probs.size <= _FEW_VALUES:  # a few terms' sum in order is as good as a compensated one
+        p_b, p_o, p_s = np.bincount(w + 1, weights=d.probs, minlength=3).tolist()
+    else:  # an explosion's many small values: summed compensated
+        p_b, p_o, p_s = (fsum(d.probs[w == k].tolist()) for k in (-1, 0, 1))
+    coef, others, net, ways = _trinomial(n)
+    terms = coef * (p_s**ways)[:, None] * (p_b**ways) * (p_o**ways)[others]
+    pmf = np.bincount(net, weights=terms.ravel(), minlength=2 * n + 1)
+    tail = -expm1(n * log1p(-d.tail)) if d.tail else 0.0
+    return Dist._of(-n, pmf, tail)
+
+
+@lru_cache(maxsize=64)
+def _trinomial(n: int) -> tuple[np.ndarray, ...]:
+    """For ``n`` dice, over ``s`` successes (rows) and ``b`` botches (columns): the
+    multinomial coefficient (0 where ``s + b > n``), the others' count ``o`` (0 there), the
+    flat index ``s - b + n`` of the net count, and the counts ``0..n``."""
+    coef = np.array([[comb(n, s) * comb(n - s, b) for b in range(n + 1)] for s in range(n + 1)], dtype=float)
+    ways = np.arange(n + 1)
+    others = np.maximum(n - ways[:, None] - ways[None, :], 0)
+    net = (ways[:, None] - ways[None, :] + n).ravel()
+    for a in (coef, others, net, ways):
+        a.setflags(write=False)
+    return coef, others, net, ways
 
 
 def counter(lo: int, hi: int, botch: tuple[int, int] | None = None) -> Weight:
@@ -226,4 +292,4 @@ def members_work(sizes: Sequence[int], keep: int, span: int) -> int:
     return values * len(sizes) * (keep + 1) ** 2 * (keep * span + 1) * (span + 1) // max(1, keep)
 
 
-__all__ = ["counter", "keep_members", "members_work", "weight_dist"]
+__all__ = ["counted_sum", "counter", "keep_members", "members_work", "weight_dist"]
