@@ -29,6 +29,7 @@ from typing import NamedTuple, Protocol, get_type_hints
 
 import numpy as np
 
+from critlab.analysis.dice.multisets import fits, multiset_pool
 from critlab.analysis.dist import TAIL_EPS, Dist, explode
 
 KEEP_ALL, KEEP_HIGHEST, KEEP_LOWEST = 0, 1, 2
@@ -173,6 +174,9 @@ def keep_pool(die: Dist, count: int, keep: int, mode: int) -> Dist:
     >>> round(keep_pool(Dist.die(6), 4, 3, KEEP_HIGHEST).mean * 1296, 9)   # 4d6dl1: 15869/1296
     15869.0
     """
+    if not die.tail and fits(die.probs.size, count):
+        # a small pool (4d6ro1): its few multisets cost less than the programme's steps
+        return multiset_pool(die, count, keep, highest=mode == KEEP_HIGHEST)
     from critlab.kernels.pools import keep_pool_weights
 
     probs = np.ascontiguousarray(die.probs, dtype=np.float64)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from math import comb
+from math import comb, prod
 
 import numpy as np
 import pytest
@@ -67,3 +67,46 @@ def test_counts_by_enumeration_of_the_faces():
         ref[net] = ref.get(net, Fraction(0)) + Fraction(1, 6**4)
     _assert_exact(dice_dist("4d6cs6df1"), ref)
     assert parse("4d6cs6df1").terms[0].legacy() is None  # the general forms' count
+
+
+def _faces_rerolled(sides: int, at: int, once: bool) -> dict[int, Fraction]:
+    """One die's face after ``roAT`` (``once``) or ``rrAT``, exactly."""
+    if not once:
+        return {f: Fraction(1, sides - at) for f in range(at + 1, sides + 1)}
+    low = Fraction(at, sides)
+    return {f: low / sides + (Fraction(1, sides) if f > at else 0) for f in range(1, sides + 1)}
+
+
+@pytest.mark.parametrize(
+    ("text", "sides", "at", "once", "count", "keep", "highest"),
+    [
+        ("4d6ro1dl1", 6, 1, True, 4, 3, True),
+        ("3d6ro1kl2", 6, 1, True, 3, 2, False),
+        ("4d6rr1dl1", 6, 1, False, 4, 3, True),
+        ("5d4ro<=2kh2", 4, 2, True, 5, 2, True),
+        ("6d3rr1dh2", 3, 1, False, 6, 4, False),
+    ],
+)
+def test_small_pools_by_their_multisets_match_every_face(text, sides, at, once, count, keep, highest):
+    faces = _faces_rerolled(sides, at, once)
+    ref: dict[int, Fraction] = {}
+    for shown in itertools.product(faces, repeat=count):
+        kept = sorted(shown, reverse=highest)[:keep]
+        ref[sum(kept)] = ref.get(sum(kept), Fraction(0)) + prod(faces[f] for f in shown)
+    _assert_exact(dice_dist(text), ref)
+
+
+def test_pools_past_the_multisets_table_keep_the_programme():
+    # the same pool both ways: a small one by its multisets, against the programme's numbers
+    from critlab.analysis.dice.exact import KEEP_HIGHEST, KEEP_LOWEST, REROLL_ONCE, die_dist
+    from critlab.analysis.dice.multisets import fits, multiset_pool
+    from critlab.kernels.pools import keep_pool_weights
+
+    die = die_dist(8, REROLL_ONCE, 2, 0, 0.0)
+    assert fits(die.probs.size, 3) and not fits(die.probs.size, 8)
+    for mode in (KEEP_HIGHEST, KEEP_LOWEST):
+        probs = die.probs[::-1].copy() if mode == KEEP_HIGHEST else die.probs
+        ref, _ = keep_pool_weights(probs, 3, 2, 0.0)
+        ref = ref[::-1] if mode == KEEP_HIGHEST else ref
+        ours = multiset_pool(die, 3, 2, highest=mode == KEEP_HIGHEST)
+        assert ours.offset == 2 * die.min and np.allclose(ours.probs, ref, rtol=1e-14, atol=0)
