@@ -140,7 +140,7 @@ def die_dist(
     """
     faces = face_probs(sides, reroll_mode, reroll_at)
     if not explode_at:
-        return Dist(1, faces)
+        return Dist._of(1, faces, 0.0)  # made here: finite and non-negative
     if reroll_mode == REROLL_NONE:
         return chain_dist(sides, explode_at, eps, reach)  # the first roll is the chain's
     from critlab.kernels.pools import explosion_chain
@@ -207,12 +207,12 @@ def success_count(die: Dist, count: int, keep: int, mode: int, at: int, *, explo
     {0: 0.25, 1: 0.5, 2: 0.25}
     """
     p, q = success_prob(die, at)
-    pmf = [math.comb(count, s) * p**s * q ** (count - s) for s in range(count + 1)]
+    pmf = np.array([math.comb(count, s) * p**s * q ** (count - s) for s in range(count + 1)])
     if mode == KEEP_ALL:
-        return Dist(0, pmf)
+        return Dist._of(0, pmf, 0.0)  # made here: finite and non-negative
     s = np.arange(count + 1)
     kept = np.minimum(keep, s) if mode == KEEP_HIGHEST else np.maximum(0, s - (count - keep))
-    return Dist(0, np.bincount(kept, weights=pmf, minlength=keep + 1))
+    return Dist._of(0, np.bincount(kept, weights=pmf, minlength=keep + 1), 0.0)
 
 
 def is_classic(t: TermLike) -> bool:
