@@ -225,47 +225,59 @@ def weight_dist(d: Dist, weight: Weight) -> Dist:
 # Dice counted in closed form at most: the trinomial's coefficients (up to 3**n) and its
 # powers stay far inside the doubles' range; beyond, the counts are convolved.
 _CLOSED_COUNT = 60
-# Values of a die at most whose category masses are summed in order, not compensated
-_FEW_VALUES = 12
+# Values of a die at most whose category masses are summed value by value in Python
+_FEW_VALUES = 16
 
 
-def counted_sum(d: Dist, weight: Weight, n: int) -> Dist:
-    """The sum of ``weight`` (1, -1 or 0: a success, a botch, neither) over ``n``
+def counted_sum(d: Dist, count: tuple[int, int], botch: tuple[int, int] | None, n: int) -> Dist:
+    """Successes (values in ``count``) less botches (values in ``botch``) over ``n``
     independent copies of ``d``, in closed form: with ``S`` successes and ``B`` botches,
     ``P(S = s, B = b) = n! / (s! b! o!) p_s**s p_b**b p_o**o`` (``o = n - s - b``), summed
     over ``s - b``. One pass over a cached triangle of coefficients, where convolving the
     counts ``log2(n)`` times costs a distribution's arithmetic at every step. A copy in
     ``d``'s tail puts the sum in the tail.
 
-    >>> round(counted_sum(Dist.die(6), counter(5, 6, (1, 1)), 2).pmf(0) * 36, 9)   # (1/2)**2 + 2/3 * 1/6
+    >>> round(counted_sum(Dist.die(6), (5, 6), (1, 1), 2).pmf(0) * 36, 9)   # (1/2)**2 + 2/3 * 1/6
     13.0
     """
     if n > _CLOSED_COUNT or not d.probs.size:
-        return weight_dist(d, weight).repeat(n)
-    w = np.asarray(weight(d.values))
-    if d.probs.size <= _FEW_VALUES:  # a few terms' sum in order is as good as a compensated one
-        p_b, p_o, p_s = np.bincount(w + 1, weights=d.probs, minlength=3).tolist()
-    else:  # an explosion's many small values: summed compensated
-        p_b, p_o, p_s = (fsum(d.probs[w == k].tolist()) for k in (-1, 0, 1))
-    coef, others, net, ways = _trinomial(n)
-    terms = coef * (p_s**ways)[:, None] * (p_b**ways) * (p_o**ways)[others]
-    pmf = np.bincount(net, weights=terms.ravel(), minlength=2 * n + 1)
+        return weight_dist(d, counter(*count, botch)).repeat(n)
+    coef, powers, net, ways = _trinomial(n)
+    # the powers 0..n of each category's mass, gathered into each (s, b, o) and multiplied
+    terms = np.power.outer(_masses(d, count, botch), ways).ravel()[powers].prod(axis=0)
+    pmf = np.bincount(net, weights=coef * terms, minlength=2 * n + 1)
     tail = -expm1(n * log1p(-d.tail)) if d.tail else 0.0
     return Dist._of(-n, pmf, tail)
 
 
+def _masses(d: Dist, count: tuple[int, int], botch: tuple[int, int] | None) -> list[float]:
+    """``d``'s masses of a botch, neither and a success (a value both counts and botches
+    weighs 0), each summed compensated."""
+    lo, hi = count
+    b_lo, b_hi = botch if botch is not None else (1, 0)  # (1, 0): no value botches
+    if d.probs.size > _FEW_VALUES:  # an explosion's many values: by array
+        w = counter(lo, hi, botch)(d.values)
+        return [fsum(d.probs[w == k].tolist()) for k in (-1, 0, 1)]
+    parts: list[list[float]] = [[], [], []]
+    for v, p in enumerate(d.probs.tolist(), d.offset):  # a die's few faces: in Python
+        parts[(lo <= v <= hi) - (b_lo <= v <= b_hi) + 1].append(p)
+    return [fsum(part) for part in parts]
+
+
 @lru_cache(maxsize=64)
 def _trinomial(n: int) -> tuple[np.ndarray, ...]:
-    """For ``n`` dice, over ``s`` successes (rows) and ``b`` botches (columns): the
-    multinomial coefficient (0 where ``s + b > n``), the others' count ``o`` (0 there), the
-    flat index ``s - b + n`` of the net count, and the counts ``0..n``."""
-    coef = np.array([[comb(n, s) * comb(n - s, b) for b in range(n + 1)] for s in range(n + 1)], dtype=float)
-    ways = np.arange(n + 1)
-    others = np.maximum(n - ways[:, None] - ways[None, :], 0)
-    net = (ways[:, None] - ways[None, :] + n).ravel()
-    for a in (coef, others, net, ways):
+    """For ``n`` dice, over every ``s`` successes and ``b`` botches (``s + b <= n``, the
+    others ``o = n - s - b``): the multinomial coefficient, the indices of ``b``, ``o`` and
+    ``s`` into the powers ``0..n`` of the botch, neither and success masses laid end to
+    end, the net count's index ``s - b + n``, and the powers ``0..n``."""
+    pairs = [(s, b) for s in range(n + 1) for b in range(n + 1 - s)]
+    coef = np.array([comb(n, s) * comb(n - s, b) for s, b in pairs], dtype=float)
+    s, b = np.array(pairs).T
+    powers = np.stack([b, (n + 1) + (n - s - b), 2 * (n + 1) + s])
+    net, ways = s - b + n, np.arange(n + 1)
+    for a in (coef, powers, net, ways):
         a.setflags(write=False)
-    return coef, others, net, ways
+    return coef, powers, net, ways
 
 
 def counter(lo: int, hi: int, botch: tuple[int, int] | None = None) -> Weight:

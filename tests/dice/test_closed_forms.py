@@ -54,7 +54,7 @@ def test_counted_sum_matches_convolving_the_counts():
     w = counter(8, 10, (1, 1))
     die = Dist(1, np.full(10, 0.1) * (1 - 1e-13), 1e-13)
     for n in (1, 2, 9, 60, 61):
-        ours, ref = counted_sum(die, w, n), weight_dist(die, w).repeat(n)
+        ours, ref = counted_sum(die, (8, 10), (1, 1), n), weight_dist(die, w).repeat(n)
         assert ours.offset == ref.offset and np.allclose(ours.probs, ref.probs, rtol=1e-13, atol=1e-16)
         assert ours.tail == pytest.approx(ref.tail, rel=1e-9)
 
