@@ -89,13 +89,18 @@ def interval(op: str, n: int) -> Interval:
     >>> interval("=", 2), interval("<", 3), interval(">=", 5)
     ((2, 2), (-1000000000, 2), (5, 1000000000))
     """
-    return {
-        "=": (n, n),
-        "<": (-UNBOUNDED, n - 1),
-        "<=": (-UNBOUNDED, n),
-        ">": (n + 1, UNBOUNDED),
-        ">=": (n, UNBOUNDED),
-    }[op]
+    # tested in turn, not looked up in a dict built at every call
+    if op == ">=":
+        return n, UNBOUNDED
+    if op == "=":
+        return n, n
+    if op == "<=":
+        return -UNBOUNDED, n
+    if op == ">":
+        return n + 1, UNBOUNDED
+    if op == "<":
+        return -UNBOUNDED, n - 1
+    raise KeyError(op)
 
 
 def show_interval(iv: Interval) -> str:
@@ -309,9 +314,12 @@ def _group(r: _Reader, start: int) -> RawGroup:
 
 
 def _dice(r: _Reader, count: int | None, start: int) -> RawDice:
-    r.take("d")
-    if r.take("%"):
-        faces: tuple[str, object] = ("sides", 100)
+    r.i += 1  # the "d" that brought the reader here
+    ch = r.s[r.i : r.i + 1]  # the faces are known by their first character
+    if "0" <= ch <= "9":
+        faces: tuple[str, object] = ("sides", r.number("the number of sides"))
+    elif r.take("%"):
+        faces = ("sides", 100)
     elif r.take("f"):
         faces = ("fate", None)
     elif r.take("{"):
