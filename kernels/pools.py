@@ -31,11 +31,18 @@ import numpy as np
 
 # --- the leaves, NumPy's way -----------------------------------------------------------
 
+# A sum of at most this many terms is added in Python: an array operation's fixed cost is
+# more than a few dozen float additions.
+_SHORT = 32
+
 
 def _add_scaled(dst, d0, src, s0, n, a, b):
     """``dst[d0 + k] += src[s0 + k] * a * b`` for ``k < n`` (the product in that order)."""
     if n > 0:
-        dst[d0 : d0 + n] += src[s0 : s0 + n] * a * b
+        moved = src[s0 : s0 + n] * a
+        if b != 1.0:  # x * 1.0 is x: the product is the same without the second pass
+            moved *= b
+        dst[d0 : d0 + n] += moved
 
 
 def _spread_row(new, j, row, width, binom_row, rem, room, v, p):
@@ -55,15 +62,25 @@ def _sum_seq(values, start, stop, step):
     if (stop - start) * step <= 0:
         return 0.0
     part = values[start:stop:step] if stop >= 0 else values[start::step]
-    return float(np.cumsum(part)[-1])
+    if part.size > _SHORT:
+        return float(np.cumsum(part)[-1])
+    acc = 0.0  # a few terms (a chain's step): added one by one in Python, in the same order
+    for v in part.tolist():
+        acc += v
+    return acc
 
 
 def _chain_tail(e, m, sides):
     """``P(chain > m)``: from each exploding partial sum ``s`` within a roll of ``m``, the
     rolls that pass ``m`` (``sides - (m - s)`` of them), summed from the lowest ``s`` up."""
     lo = m - sides + 1 if m - sides + 1 > 0 else 0
-    passing = e[lo : m + 1] * (np.arange(lo, m + 1) + (sides - m))
-    return float(np.cumsum(passing)[-1]) / sides
+    if m + 1 - lo > _SHORT:
+        passing = e[lo : m + 1] * (np.arange(lo, m + 1) + (sides - m))
+        return float(np.cumsum(passing)[-1]) / sides
+    tail = 0.0  # a small die's few partial sums: in Python, the same products and order
+    for s, v in enumerate(e[lo : m + 1].tolist(), lo):
+        tail += v * (sides - (m - s))
+    return tail / sides
 
 
 # --- the programmes --------------------------------------------------------------------
