@@ -83,24 +83,18 @@ UNBOUNDED = 10**9
 Interval = tuple[int, int]  # the values a selector meets, lo..hi
 
 
+# Each operator's interval about its number (None: unbounded), built once, not per selector.
+_SIDES = {"=": (0, 0), "<": (None, -1), "<=": (None, 0), ">": (1, None), ">=": (0, None)}
+
+
 def interval(op: str, n: int) -> Interval:
     """A selector as the interval of values it meets.
 
     >>> interval("=", 2), interval("<", 3), interval(">=", 5)
     ((2, 2), (-1000000000, 2), (5, 1000000000))
     """
-    # tested in turn, not looked up in a dict built at every call
-    if op == ">=":
-        return n, UNBOUNDED
-    if op == "=":
-        return n, n
-    if op == "<=":
-        return -UNBOUNDED, n
-    if op == ">":
-        return n + 1, UNBOUNDED
-    if op == "<":
-        return -UNBOUNDED, n - 1
-    raise KeyError(op)
+    lo, hi = _SIDES[op]
+    return -UNBOUNDED if lo is None else n + lo, UNBOUNDED if hi is None else n + hi
 
 
 def show_interval(iv: Interval) -> str:
