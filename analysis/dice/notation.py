@@ -308,7 +308,11 @@ def _group(text: str, raw: RawGroup, sign: int) -> DiceGroup:
     here = _show(raw.text)
     if len(raw.members) > MAX_MEMBERS:
         raise _error(text, f"{here}: {len(raw.members)} members; at most {MAX_MEMBERS}")
-    members = tuple(_expr(text, m, member=True) for m in raw.members)
+    # a member written again (a Cortex pool's second d6) is the expression read the first
+    # time: read once, and the same object, so the group's cost and values are each
+    # computed once per distinct member
+    read: dict[tuple, DiceExpr] = {}
+    members = tuple(_member(text, m, read) for m in raw.members)
     fields: dict = {}
     s = raw.suffixes
     m = len(members)
@@ -323,6 +327,14 @@ def _group(text: str, raw: RawGroup, sign: int) -> DiceGroup:
                 raise _error(text, f"{here}: a count selector meets no member's value")
     _scale(text, here, s, fields)
     return DiceGroup(sign, members, **fields)
+
+
+def _member(text: str, raw: RawExpr, read: dict[tuple, DiceExpr]) -> DiceExpr:
+    """A group's member, read once per way of writing it."""
+    key = (tuple(item.text for item in raw.items), tuple(raw.signs), raw.constant, raw.compare)
+    if key not in read:
+        read[key] = _expr(text, raw, member=True)
+    return read[key]
 
 
 def _member_meets(member: DiceExpr, iv: Interval) -> bool:

@@ -59,7 +59,7 @@ def keep_members(members: Sequence[Dist], keep: int, *, highest: bool, weight: W
     if keep == 1 and weight is None:
         return _extreme(probs, tails, lo, highest)
     if keep == 2 and weight is None:
-        return _top_two(probs, tails, lo, highest)
+        return _top_two(probs, tails if any(d.tail for d in members) else None, lo, highest)
     return _kept_weights(probs, tails, np.asarray(w_of(grid), dtype=np.int64), keep, highest)
 
 
@@ -70,8 +70,8 @@ def _on_grid(members: Sequence[Dist]) -> tuple[int, np.ndarray, np.ndarray]:
     hi = max(d.offset + d.probs.size for d in members if d.probs.size) - 1
     grid = np.arange(lo, hi + 1)
     probs = np.zeros((len(members), grid.size))
-    for i, d in enumerate(members):
-        probs[i, d.offset - lo : d.offset - lo + d.probs.size] = d.probs
+    for row, d in zip(probs, members, strict=True):
+        row[d.offset - lo : d.offset - lo + d.probs.size] = d.probs
     return lo, grid, probs
 
 
@@ -169,20 +169,20 @@ def _extreme(probs: np.ndarray, tails: np.ndarray, lo: int, highest: bool) -> Di
     return d if highest else -d
 
 
-def _top_two(probs: np.ndarray, tails: np.ndarray, lo: int, highest: bool) -> Dist:
+def _top_two(probs: np.ndarray, tails: np.ndarray | None, lo: int, highest: bool) -> Dist:
     """The sum of the two highest members (of members reflected, the two lowest) from
     their CDFs, a handful of array operations whatever the members: with ``F_i`` member
     i's CDF and ``L_i = prod_{j != i} F_j`` (by prefix and suffix products),
     ``P(M1 = x, M2 = y) = sum_i P(X_i = x) (L_i(y) - L_i(y - 1))`` for ``x > y``, and
     ``P(M1 = M2 = y) = P(max = y) - sum_i P(X_i = y) L_i(y - 1)``. Tails lie as in
-    :func:`_extreme`."""
+    :func:`_extreme` (``tails`` None: no member has one)."""
     m, size = probs.shape
     # F_i at lo - 1, lo, ..., hi, written in place (each small array made once: the
     # programme's cost is its count of array operations)
     cdf = np.empty((m, size + 1))
-    cdf[:, 0] = 0.0 if highest else tails
+    cdf[:, 0] = 0.0 if highest or tails is None else tails
     np.cumsum(probs, axis=1, out=cdf[:, 1:])
-    if not highest:
+    if not highest and tails is not None:
         cdf[:, 1:] += tails[:, None]
     prefix = np.empty((m + 1, size + 1))  # prefix[i] = prod_{j < i} F_j
     prefix[0] = 1.0
@@ -191,14 +191,16 @@ def _top_two(probs: np.ndarray, tails: np.ndarray, lo: int, highest: bool) -> Di
     suffix[0] = 1.0
     np.cumprod(cdf[::-1], axis=0, out=suffix[1:])
     others = prefix[:m] * suffix[m - 1 :: -1]  # L_i(v)
-    top = np.diff(others, axis=1)  # P(the others' highest = y), rounding below 0 cut
+    # (slices subtracted: np.diff's own checks cost more than the subtraction)
+    top = others[:, 1:] - others[:, :-1]  # P(the others' highest = y), rounding below 0 cut
     np.maximum(top, 0.0, out=top)
     joint = probs.T @ top  # [x, y]; x > y is kept
-    both = np.diff(prefix[m]) - (probs * others[:, :-1]).sum(axis=0)  # M1 = M2 = y
+    every = prefix[m]
+    both = (every[1:] - every[:-1]) - np.add.reduce(probs * others[:, :-1], axis=0)  # M1 = M2 = y
     np.maximum(both, 0.0, out=both)
     pmf = np.bincount(_pair_sums(size), weights=joint.ravel(), minlength=2 * size)[:-1]
     pmf[::2] += both
-    tail = max(0.0, 1.0 - fsum(pmf.tolist())) if tails.any() else 0.0
+    tail = max(0.0, 1.0 - fsum(pmf.tolist())) if tails is not None else 0.0
     d = Dist._of(2 * lo, pmf, tail)
     return d if highest else -d
 

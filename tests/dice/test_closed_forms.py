@@ -110,3 +110,21 @@ def test_pools_past_the_multisets_table_keep_the_programme():
         ref = ref[::-1] if mode == KEEP_HIGHEST else ref
         ours = multiset_pool(die, 3, 2, highest=mode == KEEP_HIGHEST)
         assert ours.offset == 2 * die.min and np.allclose(ours.probs, ref, rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("text", ["{d4,d6,d6,d8,d8}kh2", "{d4,d6,d6,d8,d8}kl2", "{d6,d4,d6,2d4,d4}kh2"])
+def test_a_group_of_repeated_dice_by_every_face(text):
+    # a member written twice is read and computed once: the pool's values are unchanged
+    group = parse(text).terms[0]
+    dice = [m.terms[0] for m in group.members]
+    faces = [[sum(f) for f in itertools.product(range(1, t.sides + 1), repeat=t.count)] for t in dice]
+    highest = group.keep_mode == 1
+    ref: dict[int, Fraction] = {}
+    weight = Fraction(1, prod(len(f) for f in faces))
+    for shown in itertools.product(*faces):
+        v = sum(sorted(shown, reverse=highest)[:2])
+        ref[v] = ref.get(v, Fraction(0)) + weight
+    _assert_exact(dice_dist(text), ref)
+    by_text = {}
+    for m in group.members:
+        assert by_text.setdefault(m.terms[0].notation, m) is m  # one object per way of writing it
