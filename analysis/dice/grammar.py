@@ -253,30 +253,29 @@ def _expression(r: _Reader, *, member: bool) -> RawExpr:
     items: list[RawDice | RawGroup] = []
     signs: list[int] = []
     constant, sign = 0, 1
-    if r.take("-"):
-        sign = -1
-    else:
-        r.take("+")
+    text = r.s  # (characters read by index: this loop runs for every term and member)
+    nxt = text[r.i : r.i + 1]
     while True:
+        if nxt == "+" or nxt == "-":
+            r.i += 1
+            sign = -sign if nxt == "-" else sign
         item = _term(r, member=member)
         if isinstance(item, int):
             constant += sign * item
         else:
             items.append(item)
             signs.append(sign)
-        nxt = r.peek()
-        if nxt == "+" or nxt == "-":
-            r.i += 1
-            sign = 1 if nxt == "+" else -1
-            continue
-        break
-    compare = _selector(r) if r.peek() in ("=", "<", ">") else None
+        nxt = text[r.i : r.i + 1]
+        if nxt != "+" and nxt != "-":
+            break
+        sign = 1
+    compare = _selector(r) if nxt in ("=", "<", ">") else None
     return RawExpr(items, signs, constant, compare)
 
 
 def _term(r: _Reader, *, member: bool) -> RawDice | RawGroup | int:
     start = r.i
-    ch = r.peek()
+    ch = r.s[start : start + 1]
     if ch == "{":
         if member:
             raise r.error(f"a group at position {r.pos()} inside a group; a group's members are not groups")
