@@ -1,12 +1,12 @@
 """Exact dice pools for the exact engine: keep the highest of N dice without
 enumerating the ``sides ** count`` faces, and an explosion's chain of rolls.
 
-Each programme is written once, here, and runs two ways. Its loops call five leaves:
+Each programme is written once, here, and runs two ways. Its loops call six leaves:
 :func:`_add_scaled` and :func:`_spread_row` (rows of weights moved and scaled into
-others), :func:`_sum_seq` (a sum over a stretch, in order), :func:`_chain_tail` and
-:func:`_step_weights` (a pool's weights at one value). In a process without Numba the
-leaves are NumPy array operations, or Python floats where they add only a few terms, so
-the exact engine,
+others), :func:`_sum_seq` (a sum over a stretch, in order), :func:`_chain_tail`, and
+:func:`_step_weights` (a pool's weights at one value) over :func:`_as_rows` (Pascal's
+triangle as it reads it). In a process without Numba the leaves are NumPy array
+operations, or Python floats where they add only a few terms, so the exact engine,
 ``critlab dice`` and ``critlab exact`` never load Numba; where Numba is loaded already (a
 simulation's process, a notebook after one, the benchmarks), the same programmes are
 compiled with looping leaves (:func:`_jitted`, through :func:`critlab.kernels.jit.bind`)
@@ -90,11 +90,16 @@ def _chain_tail(e, m, sides):
     return tail / sides
 
 
+def _as_rows(binom):
+    """Pascal's triangle as :func:`_step_weights` reads it: lists of Python floats."""
+    return binom.tolist()
+
+
 def _step_weights(binom, p, after, count, keep, pw, lw, finish):
-    """One value's weights in :func:`_keep_pool`: ``pw[c] = p**c`` (repeated products; ``lw``
-    is scratch for ``after**c``) and,
-    for each ``j`` dice placed, ``finish[j]``: ``c >= keep - j`` of the ``count - j`` others
-    on this value and the rest after it (``after**(rem - c)``). In Python floats, the same
+    """One value's weights in :func:`_keep_pool`: ``pw[c] = p**c`` (repeated products;
+    ``lw`` is scratch for ``after**c``) and, for each ``j`` dice placed, ``finish[j]``:
+    ``c >= keep - j`` of the ``count - j`` others on this value and the rest after it
+    (``after**(rem - c)``). ``binom`` is :func:`_as_rows`'s. In Python floats, the same
     products and sums in the same order as the loop: a NumPy scalar's arithmetic costs
     more than the sums themselves."""
     p, after = float(p), float(after)
@@ -102,10 +107,9 @@ def _step_weights(binom, p, after, count, keep, pw, lw, finish):
     for _ in range(count):
         pws.append(pws[-1] * p)
         lws.append(lws[-1] * after)
-    rows = binom.tolist()
     for j in range(keep - 1, -1, -1):
         rem = count - j
-        row = rows[rem]
+        row = binom[rem]
         total = 0.0
         for c in range(keep - j, rem + 1):
             total += row[c] * pws[c] * lws[rem - c]
@@ -157,11 +161,12 @@ def _keep_pool(probs, count, keep, rest):
     pw = np.zeros(count + 1)
     lw = np.zeros(count + 1)
     finish = np.zeros(keep)
+    rows = _as_rows(binom)
     for i in range(n_vals):
         p = probs[i]
         if p == 0.0:
             continue
-        _step_weights(binom, p, later[i], count, keep, pw, lw, finish)
+        _step_weights(rows, p, later[i], count, keep, pw, lw, finish)
         # descending j: a transition writes to j + c > j, already read in this step
         for j in range(keep - 1, -1, -1):
             rem = count - j
@@ -230,6 +235,10 @@ def _spread_row_loop(new, j, row, width, binom_row, rem, room, v, p):
             pc *= p
 
 
+def _as_rows_loop(binom):
+    return binom
+
+
 def _step_weights_loop(binom, p, after, count, keep, pw, lw, finish):
     pw[0] = 1.0
     lw[0] = 1.0
@@ -281,6 +290,7 @@ def _jitted() -> Any:
                 "_sum_seq": leaf(_sum_seq_loop),
                 "_chain_tail": leaf(_chain_tail_loop),
                 "_step_weights": leaf(_step_weights_loop),
+                "_as_rows": leaf(_as_rows_loop),
             }
             leaves["_binomials"] = kernel(bind(_binomials, **leaves))
             _COMPILED = SimpleNamespace(
