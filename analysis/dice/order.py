@@ -177,19 +177,16 @@ def _top_two(probs: np.ndarray, tails: np.ndarray | None, lo: int, highest: bool
     ``P(M1 = M2 = y) = P(max = y) - sum_i P(X_i = y) L_i(y - 1)``. Tails lie as in
     :func:`_extreme` (``tails`` None: no member has one)."""
     m, size = probs.shape
-    # F_i at lo - 1, lo, ..., hi, written in place (each small array made once: the
-    # programme's cost is its count of array operations)
-    cdf = np.empty((m, size + 1))
-    cdf[:, 0] = 0.0 if highest or tails is None else tails
-    np.cumsum(probs, axis=1, out=cdf[:, 1:])
+    # rows 1..m: F_i at lo - 1, lo, ..., hi, under a row of ones, written in place (the
+    # programme's cost is its count of array operations, each on a few dozen values)
+    cdf = np.empty((m + 1, size + 1))
+    cdf[0] = 1.0
+    cdf[1:, 0] = 0.0 if highest or tails is None else tails
+    np.cumsum(probs, axis=1, out=cdf[1:, 1:])
     if not highest and tails is not None:
-        cdf[:, 1:] += tails[:, None]
-    prefix = np.empty((m + 1, size + 1))  # prefix[i] = prod_{j < i} F_j
-    prefix[0] = 1.0
-    np.cumprod(cdf, axis=0, out=prefix[1:])
-    suffix = np.empty((m + 1, size + 1))  # suffix[k]: the product of the last k
-    suffix[0] = 1.0
-    np.cumprod(cdf[::-1], axis=0, out=suffix[1:])
+        cdf[1:, 1:] += tails[:, None]
+    prefix = np.cumprod(cdf, axis=0)  # prefix[i] = prod_{j < i} F_j
+    suffix = np.cumprod(cdf[_suffix_rows(m)], axis=0)  # suffix[k]: the product of the last k
     others = prefix[:m] * suffix[m - 1 :: -1]  # L_i(v)
     # (slices subtracted: np.diff's own checks cost more than the subtraction)
     top = others[:, 1:] - others[:, :-1]  # P(the others' highest = y), rounding below 0 cut
@@ -203,6 +200,14 @@ def _top_two(probs: np.ndarray, tails: np.ndarray | None, lo: int, highest: bool
     tail = max(0.0, 1.0 - fsum(pmf.tolist())) if tails is not None else 0.0
     d = Dist._of(2 * lo, pmf, tail)
     return d if highest else -d
+
+
+@lru_cache(maxsize=64)
+def _suffix_rows(m: int) -> np.ndarray:
+    """The ones row, then the ``m`` members' rows last first: ``0, m, m - 1, ..., 1``."""
+    rows = np.array([0, *range(m, 0, -1)])
+    rows.setflags(write=False)
+    return rows
 
 
 @lru_cache(maxsize=64)
@@ -227,7 +232,8 @@ def weight_dist(d: Dist, weight: Weight) -> Dist:
 # Dice counted in closed form at most: the trinomial's coefficients (up to 3**n) and its
 # powers stay far inside the doubles' range; beyond, the counts are convolved.
 _CLOSED_COUNT = 60
-# Values of a die at most whose category masses are summed value by value in Python
+# Values of a die at most whose category masses are summed value by value in Python (an
+# exploding die's many values are summed by array).
 _FEW_VALUES = 16
 
 
