@@ -66,7 +66,11 @@ def exploding_dice(terms) -> int:
     n = 0
     for t in terms:
         if hasattr(t, "members"):
-            n += sum(exploding_dice(m.terms) for m in t.members)
+            known: dict[int, int] = {}  # a member in several places (d6!, d6!): counted each time
+            for m in t.members:
+                if id(m) not in known:
+                    known[id(m)] = exploding_dice(m.terms)
+                n += known[id(m)]
         elif t.exploding:
             old = t.legacy()
             if old is None or not old.success_at:

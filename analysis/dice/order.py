@@ -52,27 +52,28 @@ def keep_members(members: Sequence[Dist], keep: int, *, highest: bool, weight: W
         def w_of(v: np.ndarray) -> np.ndarray:
             return base(-v)
 
-    lo, grid, probs = _on_grid(members)
+    lo, probs = _on_grid(members)
     # a tail is above every value; reflected (keeping the lowest) it is below, where a
     # member is dropped without its value mattering
-    tails = np.array([d.tail for d in members])
+    tails = np.array([d.tail for d in members]) if any(d.tail for d in members) else None
+    if keep == 2 and weight is None:
+        return _top_two(probs, tails, lo, highest)
+    tails = np.zeros(len(members)) if tails is None else tails
     if keep == 1 and weight is None:
         return _extreme(probs, tails, lo, highest)
-    if keep == 2 and weight is None:
-        return _top_two(probs, tails if any(d.tail for d in members) else None, lo, highest)
+    grid = np.arange(lo, lo + probs.shape[1])
     return _kept_weights(probs, tails, np.asarray(w_of(grid), dtype=np.int64), keep, highest)
 
 
-def _on_grid(members: Sequence[Dist]) -> tuple[int, np.ndarray, np.ndarray]:
-    """The members' values ``lo..hi`` (over all of them), and each member's probabilities
-    on them, one row per member."""
+def _on_grid(members: Sequence[Dist]) -> tuple[int, np.ndarray]:
+    """The least of the members' values ``lo``, and each member's probabilities on
+    ``lo..hi`` (over all of them), one row per member."""
     lo = min(d.offset for d in members if d.probs.size)
     hi = max(d.offset + d.probs.size for d in members if d.probs.size) - 1
-    grid = np.arange(lo, hi + 1)
-    probs = np.zeros((len(members), grid.size))
+    probs = np.zeros((len(members), hi - lo + 1))
     for row, d in zip(probs, members, strict=True):
         row[d.offset - lo : d.offset - lo + d.probs.size] = d.probs
-    return lo, grid, probs
+    return lo, probs
 
 
 def _kept_weights(probs: np.ndarray, tails: np.ndarray, weights: np.ndarray, k: int, highest: bool) -> Dist:
