@@ -37,10 +37,12 @@ def group_dist(g: Any, eps: float = TAIL_EPS) -> Dist:
     and signed (:mod:`critlab.analysis.dice.order`)."""
     # a member read once for several places (d6, d6) is one expression: computed once
     known: dict[int, Dist] = {}
+    members = []
     for m in g.members:
-        if id(m) not in known:
-            known[id(m)] = expr_dist(m.terms, m.constant, m.compare, eps=eps)
-    members = [known[id(m)] for m in g.members]
+        key = id(m)
+        if key not in known:
+            known[key] = expr_dist(m.terms, m.constant, m.compare, eps=eps)
+        members.append(known[key])
     weight = counter(*g.count_range, g.botch) if g.count_kind else None
     if g.keep_mode != KEEP_ALL:
         d = keep_members(members, g.keep, highest=g.keep_mode == KEEP_HIGHEST, weight=weight)

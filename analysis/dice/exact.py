@@ -68,9 +68,10 @@ def exploding_dice(terms) -> int:
         if hasattr(t, "members"):
             known: dict[int, int] = {}  # a member in several places (d6!, d6!): counted each time
             for m in t.members:
-                if id(m) not in known:
-                    known[id(m)] = exploding_dice(m.terms)
-                n += known[id(m)]
+                key = id(m)
+                if key not in known:
+                    known[key] = exploding_dice(m.terms)
+                n += known[key]
         elif t.exploding:
             old = t.legacy()
             if old is None or not old.success_at:

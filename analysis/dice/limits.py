@@ -106,9 +106,10 @@ def _cost(t, eps: float) -> tuple[int, int, int]:
         sizes = []
         known: dict[int, tuple] = {}  # a member in several places (d6, d6): its cost once
         for m in t.members:
-            if id(m) not in known:
-                known[id(m)] = limits(m.terms, eps=eps)
-            d, s, w, _ = known[id(m)]
+            key = id(m)
+            if key not in known:
+                known[key] = limits(m.terms, eps=eps)
+            d, s, w, _ = known[key]
             dice, steps = dice + d, steps + w
             sizes.append(s + 1)
             span += s + 1
