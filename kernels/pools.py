@@ -1,10 +1,12 @@
 """Exact dice pools for the exact engine: keep the highest of N dice without
 enumerating the ``sides ** count`` faces, and an explosion's chain of rolls.
 
-Each programme is written once, here, and runs two ways. Its loops call four leaves:
+Each programme is written once, here, and runs two ways. Its loops call six leaves:
 :func:`_add_scaled` and :func:`_spread_row` (rows of weights moved and scaled into
-others), :func:`_sum_seq` (a sum over a stretch, in order) and :func:`_chain_tail`. In a
-process without Numba the leaves are NumPy array operations, so the exact engine,
+others), :func:`_sum_seq` (a sum over a stretch, in order), :func:`_chain_tail`, and
+:func:`_step_weights` (a pool's weights at one value) over :func:`_as_rows` (Pascal's
+triangle as it reads it). In a process without Numba the leaves are NumPy array
+operations, or Python floats where they add only a few terms, so the exact engine,
 ``critlab dice`` and ``critlab exact`` never load Numba; where Numba is loaded already (a
 simulation's process, a notebook after one, the benchmarks), the same programmes are
 compiled with looping leaves (:func:`_jitted`, through :func:`critlab.kernels.jit.bind`)
@@ -31,11 +33,23 @@ import numpy as np
 
 # --- the leaves, NumPy's way -----------------------------------------------------------
 
+# A sum of at most this many terms is added in Python: an array operation's fixed cost is
+# more than a few dozen float additions.
+_SHORT = 32
+# A row of at most this many weights is moved element by element (a pool's first dice).
+_FEW = 8
+
 
 def _add_scaled(dst, d0, src, s0, n, a, b):
     """``dst[d0 + k] += src[s0 + k] * a * b`` for ``k < n`` (the product in that order)."""
-    if n > 0:
-        dst[d0 : d0 + n] += src[s0 : s0 + n] * a * b
+    if n > _FEW:
+        moved = src[s0 : s0 + n] * a
+        if b != 1.0:  # x * 1.0 is x: the product is the same without the second pass
+            moved *= b
+        dst[d0 : d0 + n] += moved
+        return
+    for k in range(n):  # a short row (a pool's first dice): element by element
+        dst[d0 + k] += src[s0 + k] * a * b
 
 
 def _spread_row(new, j, row, width, binom_row, rem, room, v, p):
@@ -55,15 +69,52 @@ def _sum_seq(values, start, stop, step):
     if (stop - start) * step <= 0:
         return 0.0
     part = values[start:stop:step] if stop >= 0 else values[start::step]
-    return float(np.cumsum(part)[-1])
+    if part.size > _SHORT:
+        return float(np.cumsum(part)[-1])
+    acc = 0.0  # a few terms (a chain's step): added one by one in Python, in the same order
+    for v in part.tolist():
+        acc += v
+    return acc
 
 
 def _chain_tail(e, m, sides):
     """``P(chain > m)``: from each exploding partial sum ``s`` within a roll of ``m``, the
     rolls that pass ``m`` (``sides - (m - s)`` of them), summed from the lowest ``s`` up."""
     lo = m - sides + 1 if m - sides + 1 > 0 else 0
-    passing = e[lo : m + 1] * (np.arange(lo, m + 1) + (sides - m))
-    return float(np.cumsum(passing)[-1]) / sides
+    if m + 1 - lo > _SHORT:
+        passing = e[lo : m + 1] * (np.arange(lo, m + 1) + (sides - m))
+        return float(np.cumsum(passing)[-1]) / sides
+    tail = 0.0  # a small die's few partial sums: in Python, the same products and order
+    for s, v in enumerate(e[lo : m + 1].tolist(), lo):
+        tail += v * (sides - (m - s))
+    return tail / sides
+
+
+def _as_rows(binom):
+    """Pascal's triangle as :func:`_step_weights` reads it: lists of Python floats."""
+    return binom.tolist()
+
+
+def _step_weights(binom, p, after, count, keep, pw, lw, finish):
+    """One value's weights in :func:`_keep_pool`: ``pw[c] = p**c`` (repeated products;
+    ``lw`` is scratch for ``after**c``) and, for each ``j`` dice placed, ``finish[j]``:
+    ``c >= keep - j`` of the ``count - j`` others on this value and the rest after it
+    (``after**(rem - c)``). ``binom`` is :func:`_as_rows`'s. In Python floats, the same
+    products and sums in the same order as the loop: a NumPy scalar's arithmetic costs
+    more than the sums themselves."""
+    p, after = float(p), float(after)
+    pws, lws = [1.0], [1.0]
+    for _ in range(count):
+        pws.append(pws[-1] * p)
+        lws.append(lws[-1] * after)
+    for j in range(keep - 1, -1, -1):
+        rem = count - j
+        row = binom[rem]
+        total = 0.0
+        for c in range(keep - j, rem + 1):
+            total += row[c] * pws[c] * lws[rem - c]
+        finish[j] = total
+    pw[:] = pws
 
 
 # --- the programmes --------------------------------------------------------------------
@@ -109,24 +160,19 @@ def _keep_pool(probs, count, keep, rest):
     final = np.zeros(width)
     pw = np.zeros(count + 1)
     lw = np.zeros(count + 1)
+    finish = np.zeros(keep)
+    rows = _as_rows(binom)
     for i in range(n_vals):
         p = probs[i]
         if p == 0.0:
             continue
-        pw[0] = 1.0
-        lw[0] = 1.0
-        for c in range(1, count + 1):
-            pw[c] = pw[c - 1] * p
-            lw[c] = lw[c - 1] * later[i]
+        _step_weights(rows, p, later[i], count, keep, pw, lw, finish)
         # descending j: a transition writes to j + c > j, already read in this step
         for j in range(keep - 1, -1, -1):
             rem = count - j
-            finish = 0.0
-            for c in range(keep - j, rem + 1):
-                finish += binom[rem, c] * pw[c] * lw[rem - c]
             hi = j * (i - 1) if i > 0 else 0
             shift = (keep - j) * i
-            _add_scaled(final, shift, state[j], 0, hi + 1, finish, 1.0)
+            _add_scaled(final, shift, state[j], 0, hi + 1, finish[j], 1.0)
             for c in range(1, keep - j):
                 _add_scaled(state[j + c], c * i, state[j], 0, hi + 1, binom[rem, c], pw[c])
     leftover = 0.0
@@ -189,6 +235,24 @@ def _spread_row_loop(new, j, row, width, binom_row, rem, room, v, p):
             pc *= p
 
 
+def _as_rows_loop(binom):
+    return binom
+
+
+def _step_weights_loop(binom, p, after, count, keep, pw, lw, finish):
+    pw[0] = 1.0
+    lw[0] = 1.0
+    for c in range(1, count + 1):
+        pw[c] = pw[c - 1] * p
+        lw[c] = lw[c - 1] * after
+    for j in range(keep - 1, -1, -1):
+        rem = count - j
+        total = 0.0
+        for c in range(keep - j, rem + 1):
+            total += binom[rem, c] * pw[c] * lw[rem - c]
+        finish[j] = total
+
+
 def _sum_seq_loop(values, start, stop, step):
     acc = 0.0
     for k in range(start, stop, step):
@@ -225,6 +289,8 @@ def _jitted() -> Any:
                 "_spread_row": leaf(_spread_row_loop),
                 "_sum_seq": leaf(_sum_seq_loop),
                 "_chain_tail": leaf(_chain_tail_loop),
+                "_step_weights": leaf(_step_weights_loop),
+                "_as_rows": leaf(_as_rows_loop),
             }
             leaves["_binomials"] = kernel(bind(_binomials, **leaves))
             _COMPILED = SimpleNamespace(

@@ -35,7 +35,14 @@ def term_dist(t: Any, eps: float = TAIL_EPS) -> Dist:
 def group_dist(g: Any, eps: float = TAIL_EPS) -> Dist:
     """A group's distribution: its members' values kept, summed or counted, then scaled
     and signed (:mod:`critlab.analysis.dice.order`)."""
-    members = [expr_dist(m.terms, m.constant, m.compare, eps=eps) for m in g.members]
+    # a member read once for several places (d6, d6) is one expression: computed once
+    known: dict[int, Dist] = {}
+    members = []
+    for m in g.members:
+        key = id(m)
+        if key not in known:
+            known[key] = expr_dist(m.terms, m.constant, m.compare, eps=eps)
+        members.append(known[key])
     weight = counter(*g.count_range, g.botch) if g.count_kind else None
     if g.keep_mode != KEEP_ALL:
         d = keep_members(members, g.keep, highest=g.keep_mode == KEEP_HIGHEST, weight=weight)

@@ -29,6 +29,7 @@ from typing import NamedTuple, Protocol, get_type_hints
 
 import numpy as np
 
+from critlab.analysis.dice.multisets import fits, multiset_pool
 from critlab.analysis.dist import TAIL_EPS, Dist, explode
 
 KEEP_ALL, KEEP_HIGHEST, KEEP_LOWEST = 0, 1, 2
@@ -65,7 +66,12 @@ def exploding_dice(terms) -> int:
     n = 0
     for t in terms:
         if hasattr(t, "members"):
-            n += sum(exploding_dice(m.terms) for m in t.members)
+            known: dict[int, int] = {}  # a member in several places (d6!, d6!): counted each time
+            for m in t.members:
+                key = id(m)
+                if key not in known:
+                    known[key] = exploding_dice(m.terms)
+                n += known[key]
         elif t.exploding:
             old = t.legacy()
             if old is None or not old.success_at:
@@ -139,7 +145,7 @@ def die_dist(
     """
     faces = face_probs(sides, reroll_mode, reroll_at)
     if not explode_at:
-        return Dist(1, faces)
+        return Dist._of(1, faces, 0.0)  # made here: finite and non-negative
     if reroll_mode == REROLL_NONE:
         return chain_dist(sides, explode_at, eps, reach)  # the first roll is the chain's
     from critlab.kernels.pools import explosion_chain
@@ -173,6 +179,9 @@ def keep_pool(die: Dist, count: int, keep: int, mode: int) -> Dist:
     >>> round(keep_pool(Dist.die(6), 4, 3, KEEP_HIGHEST).mean * 1296, 9)   # 4d6dl1: 15869/1296
     15869.0
     """
+    if not die.tail and fits(die.probs.size, count):
+        # a small pool (4d6ro1): its few multisets cost less than the programme's steps
+        return multiset_pool(die, count, keep, highest=mode == KEEP_HIGHEST)
     from critlab.kernels.pools import keep_pool_weights
 
     probs = np.ascontiguousarray(die.probs, dtype=np.float64)
@@ -203,12 +212,12 @@ def success_count(die: Dist, count: int, keep: int, mode: int, at: int, *, explo
     {0: 0.25, 1: 0.5, 2: 0.25}
     """
     p, q = success_prob(die, at)
-    pmf = [math.comb(count, s) * p**s * q ** (count - s) for s in range(count + 1)]
+    pmf = np.array([math.comb(count, s) * p**s * q ** (count - s) for s in range(count + 1)])
     if mode == KEEP_ALL:
-        return Dist(0, pmf)
+        return Dist._of(0, pmf, 0.0)  # made here: finite and non-negative
     s = np.arange(count + 1)
     kept = np.minimum(keep, s) if mode == KEEP_HIGHEST else np.maximum(0, s - (count - keep))
-    return Dist(0, np.bincount(kept, weights=pmf, minlength=keep + 1))
+    return Dist._of(0, np.bincount(kept, weights=pmf, minlength=keep + 1), 0.0)
 
 
 def is_classic(t: TermLike) -> bool:

@@ -26,7 +26,7 @@ from typing import Protocol
 import numpy as np
 
 from critlab.analysis.dice.exact import keep_pool
-from critlab.analysis.dice.order import counter, keep_members, weight_dist
+from critlab.analysis.dice.order import counted_sum, counter, keep_members
 from critlab.analysis.dist import Dist
 from critlab.kernels.vocab.dice import DROP_HIGHEST, DROP_LOWEST
 
@@ -377,12 +377,11 @@ def term_dist(t: GeneralTerm, eps: float) -> Dist:
     else:
         reach = t.count_reach if counting else 0
         die = die_total(t, eps, reach)
-        if counting:
+        if counting and t.keep_mode == 0:
+            d = counted_sum(die, t.count_range, t.botch, t.count)
+        elif counting:
             w = counter(*t.count_range, t.botch)
-            if t.keep_mode == 0:
-                d = weight_dist(die, w).repeat(t.count)
-            else:
-                d = keep_members([die] * t.count, t.keep, highest=t.keep_mode == 1, weight=w)
+            d = keep_members([die] * t.count, t.keep, highest=t.keep_mode == 1, weight=w)
         elif t.keep_mode == 0:
             d = die.repeat(t.count)
         else:

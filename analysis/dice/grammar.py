@@ -83,19 +83,18 @@ UNBOUNDED = 10**9
 Interval = tuple[int, int]  # the values a selector meets, lo..hi
 
 
+# Each operator's interval about its number (None: unbounded), built once, not per selector.
+_SIDES = {"=": (0, 0), "<": (None, -1), "<=": (None, 0), ">": (1, None), ">=": (0, None)}
+
+
 def interval(op: str, n: int) -> Interval:
     """A selector as the interval of values it meets.
 
     >>> interval("=", 2), interval("<", 3), interval(">=", 5)
     ((2, 2), (-1000000000, 2), (5, 1000000000))
     """
-    return {
-        "=": (n, n),
-        "<": (-UNBOUNDED, n - 1),
-        "<=": (-UNBOUNDED, n),
-        ">": (n + 1, UNBOUNDED),
-        ">=": (n, UNBOUNDED),
-    }[op]
+    lo, hi = _SIDES[op]
+    return -UNBOUNDED if lo is None else n + lo, UNBOUNDED if hi is None else n + hi
 
 
 def show_interval(iv: Interval) -> str:
@@ -254,30 +253,29 @@ def _expression(r: _Reader, *, member: bool) -> RawExpr:
     items: list[RawDice | RawGroup] = []
     signs: list[int] = []
     constant, sign = 0, 1
-    if r.take("-"):
-        sign = -1
-    else:
-        r.take("+")
+    text = r.s  # (characters read by index: this loop runs for every term and member)
+    nxt = text[r.i : r.i + 1]
     while True:
+        if nxt == "+" or nxt == "-":
+            r.i += 1
+            sign = -sign if nxt == "-" else sign
         item = _term(r, member=member)
         if isinstance(item, int):
             constant += sign * item
         else:
             items.append(item)
             signs.append(sign)
-        nxt = r.peek()
-        if nxt == "+" or nxt == "-":
-            r.i += 1
-            sign = 1 if nxt == "+" else -1
-            continue
-        break
-    compare = _selector(r) if r.peek() in ("=", "<", ">") else None
+        nxt = text[r.i : r.i + 1]
+        if nxt != "+" and nxt != "-":
+            break
+        sign = 1
+    compare = _selector(r) if nxt in ("=", "<", ">") else None
     return RawExpr(items, signs, constant, compare)
 
 
 def _term(r: _Reader, *, member: bool) -> RawDice | RawGroup | int:
     start = r.i
-    ch = r.peek()
+    ch = r.s[start : start + 1]
     if ch == "{":
         if member:
             raise r.error(f"a group at position {r.pos()} inside a group; a group's members are not groups")
@@ -309,9 +307,12 @@ def _group(r: _Reader, start: int) -> RawGroup:
 
 
 def _dice(r: _Reader, count: int | None, start: int) -> RawDice:
-    r.take("d")
-    if r.take("%"):
-        faces: tuple[str, object] = ("sides", 100)
+    r.i += 1  # the "d" that brought the reader here
+    ch = r.s[r.i : r.i + 1]  # the faces are known by their first character
+    if "0" <= ch <= "9":
+        faces: tuple[str, object] = ("sides", r.number("the number of sides"))
+    elif r.take("%"):
+        faces = ("sides", 100)
     elif r.take("f"):
         faces = ("fate", None)
     elif r.take("{"):

@@ -31,6 +31,7 @@ critlab.analysis.dice.grammar.NotationError: bad dice expression '2d6y': unexpec
 from __future__ import annotations
 
 import dataclasses
+from bisect import bisect_left
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -151,8 +152,10 @@ def _written(op: str, sel: tuple[str, int]) -> str:
     return f"'{op}{'' if sel[0] == '=' else sel[0]}{sel[1]}'"
 
 
-def _meets(iv: Interval, values) -> bool:
-    return any(iv[0] <= v <= iv[1] for v in values)
+def _meets(iv: Interval, values: list[int]) -> bool:
+    """Whether some of the (ascending) ``values`` lies in ``iv``: the first not below it."""
+    i = bisect_left(values, iv[0])
+    return i < len(values) and values[i] <= iv[1]
 
 
 def _dice(text: str, raw: RawDice, sign: int) -> DiceTerm:
@@ -162,7 +165,8 @@ def _dice(text: str, raw: RawDice, sign: int) -> DiceTerm:
         raise _error(text, f"{here}: dice count {n} is not in 0..{MAX_DICE}")
     fields: dict = {"face_kind": raw.faces[0]}
     sides, listed = _die_faces(text, here, raw.faces, fields)
-    faces = sorted(set(listed))
+    every = list(listed) if type(listed) is range else sorted(set(listed))  # a range is in order
+    faces = every
     s = raw.suffixes
     if "reroll" in s:
         faces = _reroll(text, here, s["reroll"], faces, fields)
@@ -171,7 +175,7 @@ def _dice(text: str, raw: RawDice, sign: int) -> DiceTerm:
     if "explode" in s:
         if "clamp" in s:
             raise _error(text, f"{here}: a term clamps or explodes, not both")
-        _explode(text, here, s["explode"], sorted(set(listed)), fields)
+        _explode(text, here, s["explode"], every, fields)
     if "keep" in s:
         _dice_keep(text, here, s["keep"], n, fields)
     if "count" in s:
@@ -304,7 +308,11 @@ def _group(text: str, raw: RawGroup, sign: int) -> DiceGroup:
     here = _show(raw.text)
     if len(raw.members) > MAX_MEMBERS:
         raise _error(text, f"{here}: {len(raw.members)} members; at most {MAX_MEMBERS}")
-    members = tuple(_expr(text, m, member=True) for m in raw.members)
+    # a member written again (a Cortex pool's second d6) is the expression read the first
+    # time: read once, and the same object, so the group's cost and values are each
+    # computed once per distinct member
+    read: dict[tuple, DiceExpr] = {}
+    members = tuple(_member(text, m, read) for m in raw.members)
     fields: dict = {}
     s = raw.suffixes
     m = len(members)
@@ -319,6 +327,14 @@ def _group(text: str, raw: RawGroup, sign: int) -> DiceGroup:
                 raise _error(text, f"{here}: a count selector meets no member's value")
     _scale(text, here, s, fields)
     return DiceGroup(sign, members, **fields)
+
+
+def _member(text: str, raw: RawExpr, read: dict[tuple, DiceExpr]) -> DiceExpr:
+    """A group's member, read once per way of writing it."""
+    key = (tuple(item.text for item in raw.items), tuple(raw.signs), raw.constant, raw.compare)
+    if key not in read:
+        read[key] = _expr(text, raw, member=True)
+    return read[key]
 
 
 def _member_meets(member: DiceExpr, iv: Interval) -> bool:

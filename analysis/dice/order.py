@@ -23,7 +23,8 @@ members' tails.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from math import fsum
+from functools import lru_cache
+from math import comb, expm1, fsum, log1p
 
 import numpy as np
 
@@ -51,27 +52,28 @@ def keep_members(members: Sequence[Dist], keep: int, *, highest: bool, weight: W
         def w_of(v: np.ndarray) -> np.ndarray:
             return base(-v)
 
-    lo, grid, probs = _on_grid(members)
+    lo, probs = _on_grid(members)
     # a tail is above every value; reflected (keeping the lowest) it is below, where a
     # member is dropped without its value mattering
-    tails = np.array([d.tail for d in members])
-    if keep == 1 and weight is None:
-        return _extreme(probs, tails, lo, highest)
+    tails = np.array([d.tail for d in members]) if any(d.tail for d in members) else None
     if keep == 2 and weight is None:
         return _top_two(probs, tails, lo, highest)
+    tails = np.zeros(len(members)) if tails is None else tails
+    if keep == 1 and weight is None:
+        return _extreme(probs, tails, lo, highest)
+    grid = np.arange(lo, lo + probs.shape[1])
     return _kept_weights(probs, tails, np.asarray(w_of(grid), dtype=np.int64), keep, highest)
 
 
-def _on_grid(members: Sequence[Dist]) -> tuple[int, np.ndarray, np.ndarray]:
-    """The members' values ``lo..hi`` (over all of them), and each member's probabilities
-    on them, one row per member."""
-    lo = min(d.min for d in members if d.probs.size)
-    hi = max(d.max for d in members if d.probs.size)
-    grid = np.arange(lo, hi + 1)
-    probs = np.zeros((len(members), grid.size))
-    for i, d in enumerate(members):
-        probs[i, d.min - lo : d.max - lo + 1] = d.probs
-    return lo, grid, probs
+def _on_grid(members: Sequence[Dist]) -> tuple[int, np.ndarray]:
+    """The least of the members' values ``lo``, and each member's probabilities on
+    ``lo..hi`` (over all of them), one row per member."""
+    lo = min(d.offset for d in members if d.probs.size)
+    hi = max(d.offset + d.probs.size for d in members if d.probs.size) - 1
+    probs = np.zeros((len(members), hi - lo + 1))
+    for row, d in zip(probs, members, strict=True):
+        row[d.offset - lo : d.offset - lo + d.probs.size] = d.probs
+    return lo, probs
 
 
 def _kept_weights(probs: np.ndarray, tails: np.ndarray, weights: np.ndarray, k: int, highest: bool) -> Dist:
@@ -168,29 +170,55 @@ def _extreme(probs: np.ndarray, tails: np.ndarray, lo: int, highest: bool) -> Di
     return d if highest else -d
 
 
-def _top_two(probs: np.ndarray, tails: np.ndarray, lo: int, highest: bool) -> Dist:
+def _top_two(probs: np.ndarray, tails: np.ndarray | None, lo: int, highest: bool) -> Dist:
     """The sum of the two highest members (of members reflected, the two lowest) from
     their CDFs, a handful of array operations whatever the members: with ``F_i`` member
     i's CDF and ``L_i = prod_{j != i} F_j`` (by prefix and suffix products),
     ``P(M1 = x, M2 = y) = sum_i P(X_i = x) (L_i(y) - L_i(y - 1))`` for ``x > y``, and
     ``P(M1 = M2 = y) = P(max = y) - sum_i P(X_i = y) L_i(y - 1)``. Tails lie as in
-    :func:`_extreme`."""
+    :func:`_extreme` (``tails`` None: no member has one)."""
     m, size = probs.shape
-    floor = np.zeros((m, 1)) if highest else tails[:, None]  # P(X_i < every value)
-    cdf = np.hstack([floor, np.cumsum(probs, axis=1) + floor])  # F_i at lo - 1, lo, ..., hi
-    prefix = np.vstack([np.ones((1, size + 1)), np.cumprod(cdf[:-1], axis=0)])  # prod_{j < i}
-    suffix = np.vstack([np.cumprod(cdf[:0:-1], axis=0)[::-1], np.ones((1, size + 1))])  # prod_{j > i}
-    others = prefix * suffix  # L_i(v)
-    top = np.clip(np.diff(others, axis=1), 0.0, None)  # P(the others' highest = y)
-    joint = np.tril(probs.T @ top, -1)  # [x, y], x > y
-    every = np.prod(cdf, axis=0)
-    both = np.clip(np.diff(every) - (probs * others[:, :-1]).sum(axis=0), 0.0, None)  # M1 = M2 = y
-    index = np.add.outer(np.arange(size), np.arange(size))
-    pmf = np.bincount(index.ravel(), weights=joint.ravel(), minlength=2 * size - 1)
+    # rows 1..m: F_i at lo - 1, lo, ..., hi, under a row of ones, written in place (the
+    # programme's cost is its count of array operations, each on a few dozen values)
+    cdf = np.empty((m + 1, size + 1))
+    cdf[0] = 1.0
+    cdf[1:, 0] = 0.0 if highest or tails is None else tails
+    np.cumsum(probs, axis=1, out=cdf[1:, 1:])
+    if not highest and tails is not None:
+        cdf[1:, 1:] += tails[:, None]
+    prefix = np.cumprod(cdf, axis=0)  # prefix[i] = prod_{j < i} F_j
+    suffix = np.cumprod(cdf[_suffix_rows(m)], axis=0)  # suffix[k]: the product of the last k
+    others = prefix[:m] * suffix[m - 1 :: -1]  # L_i(v)
+    # (slices subtracted: np.diff's own checks cost more than the subtraction)
+    top = others[:, 1:] - others[:, :-1]  # P(the others' highest = y), rounding below 0 cut
+    np.maximum(top, 0.0, out=top)
+    joint = probs.T @ top  # [x, y]; x > y is kept
+    every = prefix[m]
+    both = (every[1:] - every[:-1]) - np.add.reduce(probs * others[:, :-1], axis=0)  # M1 = M2 = y
+    np.maximum(both, 0.0, out=both)
+    pmf = np.bincount(_pair_sums(size), weights=joint.ravel(), minlength=2 * size)[:-1]
     pmf[::2] += both
-    tail = max(0.0, 1.0 - fsum(pmf.tolist())) if tails.any() else 0.0
-    d = Dist(2 * lo, pmf, tail)
+    tail = max(0.0, 1.0 - fsum(pmf.tolist())) if tails is not None else 0.0
+    d = Dist._of(2 * lo, pmf, tail)
     return d if highest else -d
+
+
+@lru_cache(maxsize=64)
+def _suffix_rows(m: int) -> np.ndarray:
+    """The ones row, then the ``m`` members' rows last first: ``0, m, m - 1, ..., 1``."""
+    rows = np.array([0, *range(m, 0, -1)])
+    rows.setflags(write=False)
+    return rows
+
+
+@lru_cache(maxsize=64)
+def _pair_sums(size: int) -> np.ndarray:
+    """``x + y`` over a ``size`` by ``size`` grid of indices, flat, where ``x > y``; the
+    extra bin ``2 * size - 1`` elsewhere (a pair not counted)."""
+    x, y = np.indices((size, size))
+    out = np.where(x > y, x + y, 2 * size - 1).ravel()
+    out.setflags(write=False)
+    return out
 
 
 def weight_dist(d: Dist, weight: Weight) -> Dist:
@@ -200,6 +228,65 @@ def weight_dist(d: Dist, weight: Weight) -> Dist:
     {0: 0.666..., 1: 0.333...}
     """
     return d.map(lambda v: np.asarray(weight(v), dtype=np.int64))
+
+
+# Dice counted in closed form at most: the trinomial's coefficients (up to 3**n) and its
+# powers stay far inside the doubles' range; beyond, the counts are convolved.
+_CLOSED_COUNT = 60
+# Values of a die at most whose category masses are summed value by value in Python (an
+# exploding die's many values are summed by array).
+_FEW_VALUES = 16
+
+
+def counted_sum(d: Dist, count: tuple[int, int], botch: tuple[int, int] | None, n: int) -> Dist:
+    """Successes (values in ``count``) less botches (values in ``botch``) over ``n``
+    independent copies of ``d``, in closed form: with ``S`` successes and ``B`` botches,
+    ``P(S = s, B = b) = n! / (s! b! o!) p_s**s p_b**b p_o**o`` (``o = n - s - b``), summed
+    over ``s - b``. One pass over a cached triangle of coefficients, where convolving the
+    counts ``log2(n)`` times costs a distribution's arithmetic at every step. A copy in
+    ``d``'s tail puts the sum in the tail.
+
+    >>> round(counted_sum(Dist.die(6), (5, 6), (1, 1), 2).pmf(0) * 36, 9)   # (1/2)**2 + 2/3 * 1/6
+    13.0
+    """
+    if n > _CLOSED_COUNT or not d.probs.size:
+        return weight_dist(d, counter(*count, botch)).repeat(n)
+    coef, powers, net, ways = _trinomial(n)
+    # the powers 0..n of each category's mass, gathered into each (s, b, o) and multiplied
+    terms = np.power.outer(_masses(d, count, botch), ways).ravel()[powers].prod(axis=0)
+    pmf = np.bincount(net, weights=coef * terms, minlength=2 * n + 1)
+    tail = -expm1(n * log1p(-d.tail)) if d.tail else 0.0
+    return Dist._of(-n, pmf, tail)
+
+
+def _masses(d: Dist, count: tuple[int, int], botch: tuple[int, int] | None) -> list[float]:
+    """``d``'s masses of a botch, neither and a success (a value both counts and botches
+    weighs 0), each summed compensated."""
+    lo, hi = count
+    b_lo, b_hi = botch if botch is not None else (1, 0)  # (1, 0): no value botches
+    if d.probs.size > _FEW_VALUES:  # an explosion's many values: by array
+        w = counter(lo, hi, botch)(d.values)
+        return [fsum(d.probs[w == k].tolist()) for k in (-1, 0, 1)]
+    parts: list[list[float]] = [[], [], []]
+    for v, p in enumerate(d.probs.tolist(), d.offset):  # a die's few faces: in Python
+        parts[(lo <= v <= hi) - (b_lo <= v <= b_hi) + 1].append(p)
+    return [fsum(part) for part in parts]
+
+
+@lru_cache(maxsize=64)
+def _trinomial(n: int) -> tuple[np.ndarray, ...]:
+    """For ``n`` dice, over every ``s`` successes and ``b`` botches (``s + b <= n``, the
+    others ``o = n - s - b``): the multinomial coefficient, the indices of ``b``, ``o`` and
+    ``s`` into the powers ``0..n`` of the botch, neither and success masses laid end to
+    end, the net count's index ``s - b + n``, and the powers ``0..n``."""
+    pairs = [(s, b) for s in range(n + 1) for b in range(n + 1 - s)]
+    coef = np.array([comb(n, s) * comb(n - s, b) for s, b in pairs], dtype=float)
+    s, b = np.array(pairs).T
+    powers = np.stack([b, (n + 1) + (n - s - b), 2 * (n + 1) + s])
+    net, ways = s - b + n, np.arange(n + 1)
+    for a in (coef, powers, net, ways):
+        a.setflags(write=False)
+    return coef, powers, net, ways
 
 
 def counter(lo: int, hi: int, botch: tuple[int, int] | None = None) -> Weight:
@@ -226,4 +313,4 @@ def members_work(sizes: Sequence[int], keep: int, span: int) -> int:
     return values * len(sizes) * (keep + 1) ** 2 * (keep * span + 1) * (span + 1) // max(1, keep)
 
 
-__all__ = ["counter", "keep_members", "members_work", "weight_dist"]
+__all__ = ["counted_sum", "counter", "keep_members", "members_work", "weight_dist"]
