@@ -11,8 +11,8 @@ fresh process, since it memoises). The machines are shared and noisy, so only ra
 measured in the same round mean anything: each ratio is the median over the rounds.
 
 Last, the cold table (:mod:`benchmarks.cold`): each built-in system's first ``critlab
-simulate`` and the built-in report from empty caches, in fresh processes, wall and CPU
-seconds.
+simulate``, a first own mechanic's, the example encounter's and then another encounter's,
+and the built-in report, from empty caches, in fresh processes, wall and CPU seconds.
 
 Run ``python -m benchmarks.run [--quick] [--rounds 3] [--out reports/bench] [--readme]
 [--no-cold]`` (``make bench``); ``--readme`` rewrites the speed and cold tables in
@@ -219,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     explored = explore_bench.measure(quick=args.quick, log=lambda m: print(m, file=sys.stderr))
     (out / "explore.json").write_text(json.dumps(explored, indent=2), encoding="utf-8")
     print(explore_bench.table(explored))
-    # cold: each built-in system's first simulation and the report from empty caches
+    # cold: first simulations (systems, a mechanic, encounters) and the report from empty caches
     cold = None
     if not args.no_cold:
         rows = cold_bench.measure(log=lambda m: print(m, file=sys.stderr))
