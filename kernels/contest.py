@@ -194,22 +194,15 @@ def _tally_pairs(out, layout, a, pairs, first_only):
                 out[resistance_pair(a, roll_a, roll_b)] += c
 
 
-@kernel
-def _round_labels(a):
-    """The label of a regular round for each pair of rolls, counted as in ``pairs``."""
-    labels = np.empty(256, dtype=np.int64)
-    for i in range(256):
-        labels[i] = round_label(a, i // 16 + LOW, i % 16 + LOW)
-    return labels
-
-
-@kernel
-def _attack_succeeds(a):
-    """Whether A's attack succeeds, for each roll 3..18."""
-    ok = np.empty(16, dtype=np.bool_)
-    for i in range(16):
-        ok[i] = judge(a.a_skill, i + LOW, a.criticals)[0]
-    return ok
+@kernel(inline="always")
+def _attack_table(a):
+    """Per outcome ``u`` of A's draw, the attack of a resistance roll: the pair index of
+    A's roll where it succeeds, ``-1 - (roll - 3)`` where it fails."""
+    attack = np.empty(216, dtype=np.int64)
+    for u in range(216):
+        ok = judge(a.a_skill, ROLL_3D6[u], a.criticals)[0]
+        attack[u] = _PAIR_A[u] if ok else -1 - _PAIR_B[u]
+    return attack
 
 
 # A block's paths (see critlab.kernels.jit.Paths): one per kind of contest, each compiling
@@ -233,31 +226,52 @@ def _block(s, n, out, layout, a):
         for _ in range(n):
             pairs[_PAIR_A[bounded(s, 216)] + _PAIR_B[bounded(s, 216)]] += 1
     elif PATH == RESISTANCE:
-        succeeds = _attack_succeeds(a)
+        # One table read a trial says both whether the attack succeeds and where its pair
+        # is counted (measured: 0.80 -> 0.89 of the dice floor, against a success table
+        # indexed by the roll and the index multiplied out).
+        attack = _attack_table(a)
         for _ in range(n):
-            i = _PAIR_B[bounded(s, 216)]
-            if succeeds[i]:
-                pairs[i * 16 + _PAIR_B[bounded(s, 216)]] += 1
+            i = attack[bounded(s, 216)]
+            if i >= 0:
+                pairs[i + _PAIR_B[bounded(s, 216)]] += 1
             else:
-                first_only[i] += 1
+                first_only[-1 - i] += 1
     else:
-        labels = _round_labels(a)
+        # A round is undecided while both rolls succeed or both fail, so the loop reads
+        # one success flag a roll, straight from its draw (tables built here: from a
+        # kernel call they cost 0.05 of the floor), and keeps every count but the first
+        # round's pair in registers or local arrays added to ``out`` once. Measured on
+        # the bench case (16 vs 15, 15.8 rounds): 0.69 -> 0.78 of the dice floor. The
+        # floor draws a pair in 5.5 cycles, so the one mispredicted exit a contest is
+        # most of what is left; a branch-free loop over rounds cost more (0.54).
+        ok_a = np.empty(216, dtype=np.uint8)
+        ok_b = np.empty(216, dtype=np.uint8)
+        for u in range(216):
+            ok_a[u] = judge(a.a_skill, ROLL_3D6[u], a.criticals)[0]
+            ok_b[u] = judge(a.b_skill, ROLL_3D6[u], a.criticals)[0]
         rounds_at = 2 + 3 * Hist.ROUNDS
         start, lo, n_bins = layout[rounds_at], layout[rounds_at + 1], layout[rounds_at + 2]
         won = np.zeros(3, dtype=np.int64)
+        hist = np.zeros(n_bins + 1, dtype=np.int64)
+        max_rounds = a.max_rounds
         decided_rounds = 0
         for _ in range(n):
-            pair = _PAIR_A[bounded(s, 216)] + _PAIR_B[bounded(s, 216)]
-            pairs[pair] += 1  # the first round, for the criticals
-            label = labels[pair]
+            u = bounded(s, 216)
+            v = bounded(s, 216)
+            pairs[_PAIR_A[u] + _PAIR_B[v]] += 1  # the first round, for the criticals
             rounds = 1
-            while label == RegularOutcome.UNDECIDED and rounds < a.max_rounds:
+            succeeds = ok_a[u]  # A's roll
+            while succeeds == ok_b[v] and rounds < max_rounds:
                 rounds += 1
-                label = labels[_PAIR_A[bounded(s, 216)] + _PAIR_B[bounded(s, 216)]]
-            won[label] += 1
+                succeeds = ok_a[bounded(s, 216)]
+                v = bounded(s, 216)
+            decided = succeeds != ok_b[v]
+            won[(1 - np.int64(succeeds)) if decided else RegularOutcome.UNDECIDED] += 1  # a_wins 0, b_wins 1
             at = rounds - lo
-            out[start + (at if 0 <= at < n_bins else n_bins)] += 1
-            decided_rounds += rounds if label != RegularOutcome.UNDECIDED else 0
+            hist[at if 0 <= at < n_bins else n_bins] += 1
+            decided_rounds += rounds if decided else 0
+        for i in range(n_bins + 1):
+            out[start + i] += hist[i]
         for label in range(3):
             out[label] += won[label]
         out[layout[2 + 3 * layout[1]] + Counter.DECIDED_ROUNDS] += decided_rounds
