@@ -251,10 +251,9 @@ def _block(s, n, out, layout, a):
             ok_b[u] = judge(a.b_skill, ROLL_3D6[u], a.criticals)[0]
         rounds_at = 2 + 3 * Hist.ROUNDS
         start, lo, n_bins = layout[rounds_at], layout[rounds_at + 1], layout[rounds_at + 2]
-        won = np.zeros(3, dtype=np.int64)
         hist = np.zeros(n_bins + 1, dtype=np.int64)
         max_rounds = a.max_rounds
-        decided_rounds = 0
+        a_won = b_won = decided_rounds = 0
         for _ in range(n):
             u = bounded(s, 216)
             v = bounded(s, 216)
@@ -265,15 +264,18 @@ def _block(s, n, out, layout, a):
                 rounds += 1
                 succeeds = ok_a[bounded(s, 216)]
                 v = bounded(s, 216)
-            decided = succeeds != ok_b[v]
-            won[(1 - np.int64(succeeds)) if decided else RegularOutcome.UNDECIDED] += 1  # a_wins 0, b_wins 1
+            decided = np.int64(succeeds != ok_b[v])
+            by_a = decided & np.int64(succeeds)
+            a_won += by_a
+            b_won += decided - by_a
+            decided_rounds += rounds * decided
             at = rounds - lo
             hist[at if 0 <= at < n_bins else n_bins] += 1
-            decided_rounds += rounds if decided else 0
         for i in range(n_bins + 1):
             out[start + i] += hist[i]
-        for label in range(3):
-            out[label] += won[label]
+        out[RegularOutcome.A_WINS] += a_won
+        out[RegularOutcome.B_WINS] += b_won
+        out[RegularOutcome.UNDECIDED] += n - a_won - b_won
         out[layout[2 + 3 * layout[1]] + Counter.DECIDED_ROUNDS] += decided_rounds
     _tally_pairs(out, layout, a, pairs, first_only)
 
