@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from critlab.kernels.fast_dice import borrowed
 from critlab.kernels.jit import kernel
 from critlab.kernels.rng import bounded, local_state
 from critlab.kernels.vocab.severity import (  # noqa: F401  (re-exported: the kernel's names)
@@ -77,9 +78,16 @@ def wound(mov, a):
 def chain(s, a, mov, a_pending, d_pending):
     """The MoV ``mov`` after every additional roll owed, ``a_pending`` / ``d_pending``
     to each side, and every roll those set off, the attacker's pending rolls first."""
-    chained = MINIMUM if a.chain_implosions else 0
+    return chain_rolls(s, a.rolls, MINIMUM if a.chain_implosions else 0, mov, a_pending, d_pending)
+
+
+@kernel(inline="always")
+def chain_rolls(s, rolls, chained, mov, a_pending, d_pending):
+    """:func:`chain` over the roll table ``rolls``, ``chained`` :data:`MINIMUM` where
+    implosions chain (else 0): the arguments read once by the caller, not once a roll."""
+    size = rolls.size
     while a_pending > 0 or d_pending > 0:
-        r = roll(s, a.rolls)
+        r = rolls[bounded(s, size)]
         extra = r & MAXIMUM
         given = (r & chained) >> 1
         if a_pending > 0:
@@ -91,6 +99,19 @@ def chain(s, a, mov, a_pending, d_pending):
             d_pending += extra - 1
             a_pending += given
     return mov
+
+
+@kernel(inline="always")
+def explode(s, rolls, size):
+    """The sum of one roll over the table ``rolls`` (of ``size`` codes) and of every roll
+    its maximum sets off, in turn: one pending roll of :func:`chain_rolls` where minima
+    give the opponent nothing."""
+    total = 0
+    while True:
+        r = rolls[bounded(s, size)]
+        total += r >> 2
+        if not r & MAXIMUM:
+            return total
 
 
 @kernel(inline="always")
@@ -165,7 +186,13 @@ def _tally_margins(out, layout, a, counts, span_lo):
 def block(s, n, out, layout, a):
     """Tally ``n`` attacks into ``out`` (see :mod:`critlab.kernels.bins` for the layout)."""
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
-    rolls = a.rolls
+    # The roll table read once, with no reference count: read from ``a`` in the loop of
+    # additional rolls it was counted in and out at every roll (measured: 0.79 -> 0.81
+    # of the dice floor in lethal, where 19% of attacks roll again; each side's pending
+    # rolls drawn by explode where implosions do not chain: 0.81 -> 0.84).
+    rolls = borrowed(a.rolls)
+    size = rolls.size
+    chained = MINIMUM if a.chain_implosions else 0
     low = top = rolls[0] >> 2
     for r in rolls:
         low, top = min(low, r >> 2), max(top, r >> 2)
@@ -174,7 +201,7 @@ def block(s, n, out, layout, a):
     to_a, to_d = _first_roll_index(rolls, extent, width)
     firsts = np.zeros(9 * width, dtype=np.int64)
     for _ in range(n):
-        firsts[to_a[bounded(s, rolls.size)] + to_d[bounded(s, rolls.size)]] += 1
+        firsts[to_a[bounded(s, size)] + to_d[bounded(s, size)]] += 1
     # Every attack's MoV, counted over the layout's margin range widened to every first-roll MoV.
     diff = a.attacker_skill - a.defender_skill
     lo, n_bins = layout[3 + 3 * Hist.MARGIN], layout[4 + 3 * Hist.MARGIN]
@@ -188,7 +215,14 @@ def block(s, n, out, layout, a):
         a_pending, d_pending = owed(pair % 3, pair // 3)
         for f in range(width):
             for _ in range(firsts[pair * width + f]):
-                mov = chain(s, a, f - extent + diff, a_pending, d_pending)
+                if chained:
+                    mov = chain_rolls(s, rolls, chained, f - extent + diff, a_pending, d_pending)
+                else:  # each pending roll explodes on its own: the same rolls as chain_rolls
+                    mov = f - extent + diff
+                    for _ in range(a_pending):
+                        mov += explode(s, rolls, size)
+                    for _ in range(d_pending):
+                        mov -= explode(s, rolls, size)
                 if 0 <= mov - span_lo < counts.size:
                     counts[mov - span_lo] += 1
                 else:  # beyond the exact engine's support (its tail): counted on its own
