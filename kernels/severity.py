@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from critlab.kernels.fast_dice import borrowed
-from critlab.kernels.jit import kernel
+from critlab.kernels.jit import Paths, kernel
 from critlab.kernels.rng import bounded, local_state
 from critlab.kernels.vocab.severity import (  # noqa: F401  (re-exported: the kernel's names)
     MAXIMUM,
@@ -182,8 +182,19 @@ def _tally_margins(out, layout, a, counts, span_lo):
     out[counters + Counter.MARGIN_SUM] += margin_sum
 
 
-@kernel
-def block(s, n, out, layout, a):
+# A block's paths (see critlab.kernels.jit.Paths): implosions chaining (every additional
+# roll of either side read in turn), or not (each pending roll explodes on its own), each
+# compiling its own loop of additional rolls.
+CHAINED, APART = "chained", "apart"
+PATH = APART  # bound per path by Paths
+
+
+def path_of(a):
+    """The path of a block over arguments ``a``."""
+    return CHAINED if a.chain_implosions else APART
+
+
+def _block(s, n, out, layout, a):
     """Tally ``n`` attacks into ``out`` (see :mod:`critlab.kernels.bins` for the layout)."""
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     # The roll table read once, with no reference count: read from ``a`` in the loop of
@@ -215,7 +226,7 @@ def block(s, n, out, layout, a):
         a_pending, d_pending = owed(pair % 3, pair // 3)
         for f in range(width):
             for _ in range(firsts[pair * width + f]):
-                if chained:
+                if PATH == CHAINED:
                     mov = chain_rolls(s, rolls, chained, f - extent + diff, a_pending, d_pending)
                 else:  # each pending roll explodes on its own: the same rolls as chain_rolls
                     mov = f - extent + diff
@@ -228,3 +239,6 @@ def block(s, n, out, layout, a):
                 else:  # beyond the exact engine's support (its tail): counted on its own
                     _tally_margins(out, layout, a, np.ones(1, dtype=np.int64), mov)
     _tally_margins(out, layout, a, counts, span_lo)
+
+
+block = Paths(_block, path_of, paths=(CHAINED, APART))
