@@ -14,7 +14,7 @@ import math
 from typing import Any
 
 from critlab.analysis.dice import forms
-from critlab.analysis.dice.exact import KEEP_ALL, KEEP_HIGHEST, chain_eps, legacy_term_dist
+from critlab.analysis.dice.exact import KEEP_ALL, KEEP_HIGHEST, chain_eps, legacy_term_dist, per_member
 from critlab.analysis.dice.forms import scaled
 from critlab.analysis.dice.order import counter, keep_members, weight_dist
 from critlab.analysis.dist import TAIL_EPS, Dist
@@ -35,14 +35,7 @@ def term_dist(t: Any, eps: float = TAIL_EPS) -> Dist:
 def group_dist(g: Any, eps: float = TAIL_EPS) -> Dist:
     """A group's distribution: its members' values kept, summed or counted, then scaled
     and signed (:mod:`critlab.analysis.dice.order`)."""
-    # a member read once for several places (d6, d6) is one expression: computed once
-    known: dict[int, Dist] = {}
-    members = []
-    for m in g.members:
-        key = id(m)
-        if key not in known:
-            known[key] = expr_dist(m.terms, m.constant, m.compare, eps=eps)
-        members.append(known[key])
+    members = per_member(g.members, lambda m: expr_dist(m.terms, m.constant, m.compare, eps=eps))
     weight = counter(*g.count_range, g.botch) if g.count_kind else None
     if g.keep_mode != KEEP_ALL:
         d = keep_members(members, g.keep, highest=g.keep_mode == KEEP_HIGHEST, weight=weight)

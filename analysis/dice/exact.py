@@ -60,18 +60,30 @@ LegacyTerm = NamedTuple("LegacyTerm", list(get_type_hints(TermLike).items()))
 LegacyTerm.__doc__ = """A term in the notation's first form: the fields of :class:`TermLike` alone."""
 
 
+def per_member(members, fn) -> list:
+    """``[fn(m) for m in members]``, computed once per distinct member: the reader makes
+    a member written again (``{d6, d6}``) one object, and a group's members are its
+    costliest part to read and compute.
+
+    >>> calls = []
+    >>> d6 = object()
+    >>> per_member([d6, d6], lambda m: calls.append(m) or 6), len(calls)
+    ([6, 6], 1)
+    """
+    known: dict[int, object] = {}  # by identity: the members live in their group's tuple
+    for m in members:
+        if id(m) not in known:
+            known[id(m)] = fn(m)
+    return [known[id(m)] for m in members]
+
+
 def exploding_dice(terms) -> int:
     """Exploding dice whose tails count against the expression's budget (groups' members
     included; a count of exploding totals in the first form has none)."""
     n = 0
     for t in terms:
         if hasattr(t, "members"):
-            known: dict[int, int] = {}  # a member in several places (d6!, d6!): counted each time
-            for m in t.members:
-                key = id(m)
-                if key not in known:
-                    known[key] = exploding_dice(m.terms)
-                n += known[key]
+            n += sum(per_member(t.members, lambda m: exploding_dice(m.terms)))  # (d6!, d6!): each counted
         elif t.exploding:
             old = t.legacy()
             if old is None or not old.success_at:

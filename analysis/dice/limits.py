@@ -104,12 +104,7 @@ def _cost(t, eps: float) -> tuple[int, int, int]:
     if hasattr(t, "members"):
         dice = span = steps = 0
         sizes = []
-        known: dict[int, tuple] = {}  # a member in several places (d6, d6): its cost once
-        for m in t.members:
-            key = id(m)
-            if key not in known:
-                known[key] = limits(m.terms, eps=eps)
-            d, s, w, _ = known[key]
+        for d, s, w, _ in de.per_member(t.members, lambda m: limits(m.terms, eps=eps)):
             dice, steps = dice + d, steps + w
             sizes.append(s + 1)
             span += s + 1
