@@ -203,7 +203,6 @@ def _block(s, n, out, layout, a):
     # rolls drawn by explode where implosions do not chain: 0.81 -> 0.84).
     rolls = borrowed(a.rolls)
     size = rolls.size
-    chained = MINIMUM if a.chain_implosions else 0
     low = top = rolls[0] >> 2
     for r in rolls:
         low, top = min(low, r >> 2), max(top, r >> 2)
@@ -227,7 +226,7 @@ def _block(s, n, out, layout, a):
         for f in range(width):
             for _ in range(firsts[pair * width + f]):
                 if PATH == CHAINED:
-                    mov = chain_rolls(s, rolls, chained, f - extent + diff, a_pending, d_pending)
+                    mov = chain_rolls(s, rolls, MINIMUM, f - extent + diff, a_pending, d_pending)
                 else:  # each pending roll explodes on its own: the same rolls as chain_rolls
                     mov = f - extent + diff
                     for _ in range(a_pending):
