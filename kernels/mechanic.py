@@ -50,11 +50,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numba import carray, njit
-from numba.core import caching
 
 from critlab.kernels.bins import add_counter, add_label, add_value
 from critlab.kernels.dice import _stack_int64, local_scratch, roll_expr
 from critlab.kernels.jit import kernel
+from critlab.kernels.keyed_cache import OPTIONS as _OPTIONS
+from critlab.kernels.keyed_cache import KeyedCacheLocator as KeyedCacheLocator  # re-exported: its users'
+from critlab.kernels.keyed_cache import cache_in
 from critlab.kernels.outcomes import put_outcome
 from critlab.kernels.rng import local_state
 
@@ -84,11 +86,6 @@ KEY = SEEN_VALUES + MAX_SEEN
 KEY_SIZE = 3 + MAX_INPUTS + MAX_POOL_DICE + 2 * MAX_CHOICES
 MEM_SIZE = KEY + KEY_SIZE
 
-# The generated drivers' jit options: critlab.kernels.jit's, and bounds checks on: a rule
-# is a designer's code, and one that indexes past the end of a pool must raise IndexError
-# (one line naming its file and line), not read whatever memory holds. The disk cache is
-# keyed per mechanic (cache_in), not per file; this file's text is part of the key.
-_OPTIONS = {"error_model": "numpy", "nogil": True, "boundscheck": True}
 # The module the generated functions claim as theirs: Numba imports it again when it
 # loads them from the cache (any importable module would do).
 _HOME = __name__
@@ -159,49 +156,6 @@ def walk_start(mem, k, sup_len, val_start, offs, widths, sup_vals):
         mem[DONE + j] = 0
         if sup_len[j] > 0:
             put_outcome(mem, j, 0, val_start, offs, widths, sup_vals)
-
-
-class KeyedCacheLocator(caching._CacheLocator):
-    """Numba's cache for a function marked by :func:`cache_in`: its folder, and its key as
-    the freshness stamp (the generated source has no file to stamp)."""
-
-    def __init__(self, py_func: Any, py_file: str) -> None:
-        self._py_file = py_file
-        self._folder, self._key = py_func._critlab_cache
-
-    def get_cache_path(self) -> str:
-        return self._folder
-
-    def get_source_stamp(self) -> str:
-        return self._key
-
-    def get_disambiguator(self) -> str:
-        return self._key[:12]
-
-    @classmethod
-    def from_function(cls, py_func: Any, py_file: str) -> KeyedCacheLocator | None:
-        if getattr(py_func, "_critlab_cache", None) is None:
-            return None
-        return cls(py_func, py_file)
-
-
-def _register_locator() -> None:
-    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
-    classes = getattr(impl, "_locator_classes", None)
-    if isinstance(classes, list) and KeyedCacheLocator not in classes:
-        classes.insert(0, KeyedCacheLocator)
-
-
-_register_locator()
-
-
-def cache_in(py_func: Any, folder: str | None, key: str) -> dict[str, Any]:
-    """Mark ``py_func`` to be cached in ``folder`` under ``key``; the jit options to
-    compile it with (no disk cache when ``folder`` is None)."""
-    if folder is None:
-        return dict(_OPTIONS)
-    py_func._critlab_cache = (folder, key)
-    return {**_OPTIONS, "cache": True}
 
 
 class Kernels(NamedTuple):
@@ -389,6 +343,40 @@ def generated_namespace(user: Any) -> dict[str, Any]:
     }
 
 
+def driver_sources(n_params: int, n_values: int, returns_tuple: bool) -> dict[str, str]:
+    """The source of each driver of a rule (``block``, ``ranges``, ``explore``: see
+    :func:`make_kernels`), for a rule of ``n_params`` parameters returning a label or, when
+    ``returns_tuple``, a label and ``n_values`` values."""
+    params = "".join(f", p[{i}]" for i in range(n_params))
+    label = "r[0]" if returns_tuple else "r"
+    values = "".join(_VALUE.format(j=j, r=j + 1) for j in range(n_values))
+    tally = _TALLY.format(label=label, n_values=n_values, values=values)
+    minmax = "".join(_MINMAX.format(j=j, r=j + 1) for j in range(n_values)) or "        pass\n"
+    fill = "".join(_FILL.format(j=j, r=j + 1) for j in range(n_values))
+    return {
+        "block": _TRIALS.format(name="block", outputs="out, layout", params=params, after=tally),
+        "ranges": _TRIALS.format(name="ranges", outputs="vmin, vmax", params=params, after=minmax),
+        "explore": _EXPLORE.format(params=params, label=label, minmax=_shift(minmax, 4), fill=fill),
+    }
+
+
+def interpreted(rule: Any, name: str, source: str, extra: dict[str, Any] | None = None) -> Any:
+    """Walk ``name`` (``source``: ``explore``'s, or the choices' ``solve``) as a plain
+    Python function over the compiled ``rule``, called from Python at each run: the
+    same statements on the same arrays as the compiled walk, so the same arithmetic in
+    the same order and the same result, bit for bit, without compiling the walk (a
+    second or two of Numba's time) for a walk that Python finishes at once. The walk's
+    own helpers run as Python (their ``py_func``); ``extra`` adds names (the choices')."""
+    namespace = {**generated_namespace(rule), **(extra or {})}
+    for key, value in namespace.items():
+        if key != "user" and hasattr(value, "py_func"):
+            namespace[key] = value.py_func
+    filename = f"critlab_mechanic_interpreted_{name}_{id(rule):x}"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name]
+
+
 def make_kernels(
     user: Any,
     n_params: int,
@@ -409,18 +397,8 @@ def make_kernels(
     exact support). ``cache`` is ``(folder, key)`` to cache the drivers on disk (see
     :func:`cache_in`); ``tag`` tells apart drivers of the same rule built another way.
     """
-    params = "".join(f", p[{i}]" for i in range(n_params))
-    label = "r[0]" if returns_tuple else "r"
-    values = "".join(_VALUE.format(j=j, r=j + 1) for j in range(n_values))
-    tally = _TALLY.format(label=label, n_values=n_values, values=values)
-    minmax = "".join(_MINMAX.format(j=j, r=j + 1) for j in range(n_values)) or "        pass\n"
-    fill = "".join(_FILL.format(j=j, r=j + 1) for j in range(n_values))
     namespace = generated_namespace(user)
-    sources = {
-        "block": _TRIALS.format(name="block", outputs="out, layout", params=params, after=tally),
-        "ranges": _TRIALS.format(name="ranges", outputs="vmin, vmax", params=params, after=minmax),
-        "explore": _EXPLORE.format(params=params, label=label, minmax=_shift(minmax, 4), fill=fill),
-    }
+    sources = driver_sources(n_params, n_values, returns_tuple)
     key = cache[1] if cache else f"{id(user):x}"
     compiled = {}
     for name, source in sources.items():

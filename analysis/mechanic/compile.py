@@ -31,7 +31,7 @@ import re
 import textwrap
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -90,6 +90,7 @@ class Compiled:
     # a choosing rule: its objective's value index (None: labels), and its solve walk
     objective: tuple[int | None] | None = None
     solve: Any = None
+    interpreted: dict[str, Any] = field(default_factory=dict)  # its walks as Python (mechanic.walks)
 
     def __post_init__(self) -> None:
         self.kernels = km.make_kernels(

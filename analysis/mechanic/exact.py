@@ -27,8 +27,9 @@ import numpy as np
 from critlab.analysis.dice.notation import parse
 from critlab.analysis.dist import Dist
 from critlab.analysis.mechanic.checks import ExactTooLarge as ExactTooLarge  # its home for callers
-from critlab.analysis.mechanic.compile import MechanicError, run_driver
+from critlab.analysis.mechanic.compile import MechanicError
 from critlab.analysis.mechanic.pools import outcomes, places
+from critlab.analysis.mechanic.walks import run_walk
 from critlab.analysis.results import ExactResult
 from critlab.analysis.spec import Spec
 
@@ -130,24 +131,9 @@ def _walk(rule: Any, spec: Spec, sups: Supports, params: tuple, fill: int, vmin,
     cut = np.zeros((2, 1))
     counts = np.zeros(5, dtype=np.int64)
     bad = np.zeros(1 + k, dtype=np.int64)
-    run_driver(
-        rule.fn,
-        compiled,
-        "explore",
-        fill,
-        params,
-        *sups.walked(),
-        sups.tails,
-        MAX_GRID,
-        label_p,
-        vmin,
-        vmax,
-        hist_off,
-        hist,
-        cut,
-        counts,
-        bad,
-    )
+    walked = (fill, params, *sups.walked(), sups.tails)
+    args = (*walked, MAX_GRID, label_p, vmin, vmax, hist_off, hist, cut, counts, bad)
+    run_walk(rule.fn, compiled, "explore", *args, leaves_at=len(walked), counts_at=len(walked) + 7)
     refuse(rule, spec, counts)
     if counts[2]:
         shown = ", ".join(

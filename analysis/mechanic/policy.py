@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from critlab.analysis.mechanic.checks import ExactTooLarge
-from critlab.analysis.mechanic.compile import MechanicError, run_driver
+from critlab.analysis.mechanic.compile import MechanicError
+from critlab.analysis.mechanic.walks import run_walk
 from critlab.kernels import choices as kc
 from critlab.kernels.mechanic import MAX_OPTIONS, MAX_SEEN
 
@@ -66,18 +67,9 @@ def _walk(rule: Any, spec: Any, sups: Any, policy: kc.Policy, budget: int, refus
     compiled = rule.compiled(params)
     counts = np.zeros(6, dtype=np.int64)
     root = np.zeros(1)
-    run_driver(
-        rule.fn,
-        compiled,
-        "solve",
-        params,
-        *sups.walked(),
-        budget,
-        _olab(rule),
-        *policy,
-        counts,
-        root,
-    )
+    walked = (params, *sups.walked())
+    args = (*walked, budget, _olab(rule), *policy, counts, root)
+    run_walk(rule.fn, compiled, "solve", *args, leaves_at=len(walked), counts_at=len(args) - 2)
     if counts[2]:
         raise MechanicError(
             f"{rule.name}: returned a label outside 0..{len(rule.labels) - 1} ({', '.join(rule.labels)})"

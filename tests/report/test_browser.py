@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from critlab.analysis.report import build_report
 from critlab.analysis.report.config import DEFAULT_CONFIG
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -94,12 +93,9 @@ def leaving(urls: list[str]) -> list[str]:
 
 
 @pytest.fixture(scope="module", params=sorted(REPORTS))
-def page(request, tmp_path_factory) -> Path:
-    """One small-trial build of each shipped report; its index.html."""
-    tmp = tmp_path_factory.mktemp(request.param)
-    return (
-        build_report(REPORTS[request.param], out=tmp / "out", trials=2_000, progress=False).out / "index.html"
-    )
+def page(request, shipped) -> Path:
+    """Each shipped report (a small-trial build, shared with the trust tests); its index.html."""
+    return shipped(request.param, REPORTS[request.param]) / "index.html"
 
 
 def measure(page: Path, width: int, tmp: Path) -> dict:

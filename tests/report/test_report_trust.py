@@ -9,6 +9,7 @@ tested elsewhere; here the words and the page are)."""
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -26,7 +27,6 @@ from critlab.analysis.systems import get_system
 ROOT = Path(__file__).resolve().parents[2]
 DESIGNER = ROOT / "reports" / "examples" / "designer.toml"
 CONFIGS = {"default": DEFAULT_CONFIG, "designer": DESIGNER}
-TRIALS = 20_000
 
 
 class _Page(HTMLParser):
@@ -71,13 +71,13 @@ def parse(html: str) -> _Page:
 
 
 @pytest.fixture(scope="module", params=sorted(CONFIGS))
-def report(request, tmp_path_factory):
+def report(request, shipped):
     """(name, index.html text, README.md text, summary, folder) of one shipped report."""
-    out = tmp_path_factory.mktemp(request.param) / "out"
-    result = build_report(CONFIGS[request.param], out=out, trials=TRIALS, progress=False)
+    out = shipped(request.param, CONFIGS[request.param])
     html = (out / "index.html").read_text(encoding="utf-8")
     readme = (out / "README.md").read_text(encoding="utf-8")
-    return request.param, html, readme, result.summary, out
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    return request.param, html, readme, summary, out
 
 
 def declared_names(config: Path) -> set[str]:
