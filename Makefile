@@ -11,9 +11,8 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	@# the install's own notices go to a log, shown only when it fails; --no-compile: the
-	@# packages' bytecode is written as each module is first imported, not all of it here (22 s)
-	$(BIN)/python -m pip install --quiet --no-compile -e '.[dev]' > $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
+	@# the install's own notices go to a log, shown only when it fails
+	$(BIN)/python -m pip install --quiet -e '.[dev]' > $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
 	touch $(STAMP)
 
 # every core: each test file on one worker (its module fixtures built once), so a first
