@@ -189,6 +189,10 @@ def hist_slot(layout, hist):
     return layout[base], layout[base + 1], layout[base + 2]
 
 
+# A spell's pair table: a class's bit below AFFECTED_BIT, the affected flag at it.
+AFFECTED_BIT = N_CLASSES
+CLASS_BITS = (1 << N_CLASSES) - 1
+
 # A block's paths (see critlab.kernels.jit.Paths), one per mode, versus with combat apart.
 VERSUS, ATTACKS, CHALLENGE, SPELL = "versus", "attacks", "challenge", "spell"
 PATH = VERSUS  # bound per path by Paths
@@ -299,12 +303,15 @@ def challenge_block(s, n, out, a):
 
 @kernel
 def spell_block(s, n, out, layout, a):
-    """A spell: the caster's naturals counted; each resister's class looked up by the
-    pair (caster natural, resister natural), its bit and whether it is affected."""
+    """A spell: each resister's class looked up by the pair (caster natural, resister
+    natural), its bit and whether it is affected in one word; the first resister's pairs
+    counted (their rows are the caster's naturals, summed at the end)."""
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     roll, opposing_roll = a.roll, a.opposing_roll
-    bit = np.empty(PAIRS, dtype=np.int64)
-    hit = np.empty(PAIRS, dtype=np.int64)  # 1 where the resister is affected
+    # per pair: the bit of the resister's class, plus 1 << AFFECTED_BIT where it is affected
+    # (one table read a resister: its bits or'ed into the classes seen, the affected
+    # counted by a shift; measured against two tables read, a table each)
+    pair_bits = np.empty(PAIRS, dtype=np.int64)
     classes = np.empty(PAIRS, dtype=np.int64)
     for p in range(PAIRS):
         caster = p // 20 + 1
@@ -313,28 +320,28 @@ def spell_block(s, n, out, layout, a):
         )
         c = challenge_label(p % 20 + 1, a.resistance, caster + a.skill, a.crit_lo, a.cat_hi, a.major_margin)
         classes[p] = c
-        bit[p] = 1 << c
-        hit[p] = int(cast and c < Outcome.SUCCESS)
-    casters = np.zeros(20, dtype=np.int64)
-    firsts = np.zeros(PAIRS, dtype=np.int64)  # the first resister's pairs
+        pair_bits[p] = (1 << c) + (np.int64(cast and c < Outcome.SUCCESS) << AFFECTED_BIT)
+    firsts = np.zeros(PAIRS, dtype=np.int64)  # the first resister's pairs (their rows: the casters)
     masks = np.zeros(1 << N_CLASSES, dtype=np.int64)  # casts by the set of classes seen
     others = a.resisters - 1
     affected = 0
     for _ in range(n):
-        caster = roll_d20(s, roll)
-        casters[caster - 1] += 1
-        row = 20 * caster - 21
+        row = 20 * roll_d20(s, roll) - 21
         p = row + roll_d20(s, opposing_roll)
         firsts[p] += 1
-        seen = bit[p]
-        affected += hit[p]
+        t = pair_bits[p]
+        seen = t
+        affected += t >> AFFECTED_BIT
         for _ in range(others):
-            p = row + roll_d20(s, opposing_roll)
-            seen |= bit[p]
-            affected += hit[p]
-        masks[seen] += 1
+            t = pair_bits[row + roll_d20(s, opposing_roll)]
+            seen |= t
+            affected += t >> AFFECTED_BIT
+        masks[seen & CLASS_BITS] += 1
     for v in range(20):
-        out[challenge_label(v + 1, a.skill, a.target, a.crit_lo, a.cat_hi, a.major_margin)] += casters[v]
+        casters = 0
+        for r in range(20):
+            casters += firsts[20 * v + r]
+        out[challenge_label(v + 1, a.skill, a.target, a.crit_lo, a.cat_hi, a.major_margin)] += casters
     r_start, r_lo, r_bins = hist_slot(layout, Hist.RESISTER)
     for p in range(PAIRS):
         out[r_start + bin_of(classes[p], r_lo, r_bins)] += firsts[p]
