@@ -39,7 +39,7 @@ from benchmarks import explore as explore_bench
 from benchmarks import own_mechanics
 from benchmarks import primitive_blocks as primitives
 from benchmarks.cases import BenchCase
-from benchmarks.timing import cold_seconds, rate, seconds
+from benchmarks.timing import cold_seconds, rate, seconds, share
 from critlab.analysis.systems import BUILT_IN, get_system
 from critlab.kernels import runner
 from critlab.kernels.rng import xor_u64
@@ -113,8 +113,10 @@ def measure_round(case: BenchCase, threads: int, min_s: float) -> dict:
                 numpy=base, numpy_chunk=chunk, ratio_vs_numpy=many / base, ratio_1t_vs_numpy=one / base
             )
         if case.floor is not None:
-            floor = rate(lambda n: case.floor(n, 1), start=1 << 20, min_seconds=min_s)
-            row.update(floor_1t=floor, fraction_of_floor_1t=one / floor)
+            fraction, _, floor = share(
+                lambda n: case.critlab(n, 1), lambda n: case.floor(n, 1), start=1 << 20, min_seconds=min_s
+            )
+            row.update(floor_1t=floor, fraction_of_floor_1t=fraction)
     if case.exact is not None and case.icepool is not None:
         ours, theirs = seconds(case.exact), cold_seconds(case.icepool, repeats=1)
         row.update(exact_s=ours, icepool_s=theirs, exact_ratio_vs_icepool=theirs / ours)

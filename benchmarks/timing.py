@@ -29,6 +29,51 @@ def rate(fn: Callable[[int], object], *, start: int, min_seconds: float, repeats
     return n / float(np.median(times))
 
 
+def _sized(fn: Callable[[int], object], *, start: int, min_seconds: float) -> int:
+    """The ``n`` at which one call of ``fn(n)`` takes at least ``min_seconds``."""
+    fn(min(start, 1000))  # compile / warm caches outside the timing
+    n = start
+    while n < 10**11:
+        t0 = time.perf_counter()
+        fn(n)
+        elapsed = time.perf_counter() - t0
+        if elapsed >= min_seconds:
+            break
+        n *= max(2, min(16, int(min_seconds / max(elapsed, 1e-4)) + 1))
+    return n
+
+
+def share(
+    fn: Callable[[int], object],
+    floor: Callable[[int], object],
+    *,
+    start: int,
+    min_seconds: float,
+    pairs: int = 7,
+) -> tuple[float, float, float]:
+    """``(share, rate of fn, rate of floor)``: the median over ``pairs`` of ``fn``'s
+    trials/s over ``floor``'s, each pair timed back to back.
+
+    Why alternate: on the shared 2-core machine the speed of one core drifts by a third
+    within a minute (the regular contest timed against its floor a minute apart read
+    0.66 in one run and 0.94 in another); a kernel and its floor timed one after the
+    other see the same machine, so their ratio keeps what the kernel costs and loses the
+    drift."""
+    n_fn = _sized(fn, start=start, min_seconds=min_seconds)
+    n_floor = _sized(floor, start=start, min_seconds=min_seconds)
+    ratios, ours, theirs = [], [], []
+    for _ in range(pairs):
+        t0 = time.perf_counter()
+        fn(n_fn)
+        t1 = time.perf_counter()
+        floor(n_floor)
+        t2 = time.perf_counter()
+        ours.append(n_fn / (t1 - t0))
+        theirs.append(n_floor / (t2 - t1))
+        ratios.append(ours[-1] / theirs[-1])
+    return float(np.median(ratios)), float(np.median(ours)), float(np.median(theirs))
+
+
 def _first_call_seconds(fn: Callable[[], object]) -> float:
     t0 = time.perf_counter()
     fn()

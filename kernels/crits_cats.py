@@ -27,7 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from critlab.kernels.d20 import roll_d20
-from critlab.kernels.dice import local_scratch, roll_floored
+from critlab.kernels.dice import local_scratch
+from critlab.kernels.fast_dice import roll_planned
 from critlab.kernels.jit import Paths, kernel
 from critlab.kernels.rng import local_state
 from critlab.kernels.vocab.crits_cats import (  # noqa: F401  (re-exported: the kernel's names)
@@ -121,6 +122,14 @@ def attack_result(label, rolled, dmg_max, protection, attacker_protection, minor
     return damage, backlash, down
 
 
+@kernel(inline="always")
+def floored(s, simple, count, sides, explode_at, terms, constant, scratch):
+    """One damage or backlash roll by its plan (see :mod:`critlab.kernels.fast_dice`),
+    floored at 0 (docs/rules.md: damage is never negative): simple dice by a loop over
+    scalars, and without the interpreter compiled where every roll is simple."""
+    return max(0, roll_planned(s, simple, count, sides, explode_at, terms, constant, scratch))
+
+
 # -- one trial ------------------------------------------------------------------------------
 @kernel(inline="always")
 def trial(s, a, scratch):
@@ -148,9 +157,20 @@ def trial(s, a, scratch):
             which = attack_roll(label, a.minor_hit)
             rolled = 0
             if which == AttackRoll.DAMAGE:
-                rolled = roll_floored(s, a.dmg_terms, a.dmg_const, scratch)
+                rolled = floored(
+                    s,
+                    a.dmg_simple,
+                    a.dmg_count,
+                    a.dmg_sides,
+                    a.dmg_explode,
+                    a.dmg_terms,
+                    a.dmg_const,
+                    scratch,
+                )
             elif which == AttackRoll.BACKLASH:
-                rolled = roll_floored(s, a.bl_terms, a.bl_const, scratch)
+                rolled = floored(
+                    s, a.bl_simple, a.bl_count, a.bl_sides, a.bl_explode, a.bl_terms, a.bl_const, scratch
+                )
             damage, backlash, down = attack_result(
                 label, rolled, a.dmg_max, a.protection, a.attacker_protection, a.minor_hit
             )
@@ -259,6 +279,8 @@ def attacks_block(s, n, out, layout, a, dmg_terms, bl_terms):
     # on every trial
     dmg_const, dmg_max, protection = a.dmg_const, a.dmg_max, a.protection
     bl_const, attacker_protection, minor_hit = a.bl_const, a.attacker_protection, a.minor_hit
+    dmg_simple, dmg_count, dmg_sides, dmg_explode = a.dmg_simple, a.dmg_count, a.dmg_sides, a.dmg_explode
+    bl_simple, bl_count, bl_sides, bl_explode = a.bl_simple, a.bl_count, a.bl_sides, a.bl_explode
     d_start, d_lo, d_bins = hist_slot(layout, Hist.DAMAGE)
     b_start, b_lo, b_bins = hist_slot(layout, Hist.BACKLASH)
     damage_sum = 0
@@ -271,9 +293,9 @@ def attacks_block(s, n, out, layout, a, dmg_terms, bl_terms):
         which = attack_roll(label, minor_hit)
         rolled = 0
         if which == AttackRoll.DAMAGE:
-            rolled = roll_floored(s, dmg_terms, dmg_const, scratch)
+            rolled = floored(s, dmg_simple, dmg_count, dmg_sides, dmg_explode, dmg_terms, dmg_const, scratch)
         elif which == AttackRoll.BACKLASH:
-            rolled = roll_floored(s, bl_terms, bl_const, scratch)
+            rolled = floored(s, bl_simple, bl_count, bl_sides, bl_explode, bl_terms, bl_const, scratch)
         damage, backlash, down = attack_result(
             label, rolled, dmg_max, protection, attacker_protection, minor_hit
         )

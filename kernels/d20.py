@@ -16,13 +16,13 @@ from critlab.kernels.vocab.d20 import (  # noqa: F401  (re-exported: the kernel'
 def roll_d20(s, mode):
     """The natural of one d20 roll under roll mode ``mode`` (a :data:`RollMode`); a
     normal roll draws exactly one die."""
-    first = die(s, 20)
-    if mode == RollMode.NORMAL:
-        return first
-    second = die(s, 20)
-    if mode == RollMode.ADVANTAGE:
-        return max(first, second)
-    return min(first, second)
+    # the dice drawn at one place for every mode: each place inlines the generator, and
+    # the compile time grows with each
+    natural = 0 if mode == RollMode.ADVANTAGE else 21
+    for _ in range(1 if mode == RollMode.NORMAL else 2):
+        face = die(s, 20)
+        natural = max(natural, face) if mode == RollMode.ADVANTAGE else min(natural, face)
+    return natural
 
 
 @kernel(inline="always")

@@ -336,9 +336,3 @@ def _interpret(s, terms, constant, scratch):
         else:
             total += sign * v
     return total
-
-
-@kernel(inline="always")
-def roll_floored(s, terms, constant, scratch):
-    """One roll of an encoded expression floored at 0 (docs/rules.md: damage is never negative)."""
-    return max(0, roll_expr(s, terms, constant, scratch))

@@ -50,6 +50,7 @@ from critlab.analysis.systems.d20 import natural_probs, roll_code, roll_param
 from critlab.analysis.tally import Tally
 from critlab.kernels.vocab import crits_cats as k  # its vocabularies; the kernel loads on first run
 from critlab.kernels.vocab import words
+from critlab.kernels.vocab.dice import plan_fields, simple_only
 
 LABELS = words(k.Outcome)
 MODES = words(k.Mode)
@@ -377,7 +378,7 @@ def kernel_args(spec: CritsCatsSpec) -> k.Args:
     none = DiceExpr("0", (), 0)
     dmg_terms, dmg_const = (spec.damage_expr if spec.combat else none).encode()
     bl_terms, bl_const = (spec.backlash_expr if spec.combat else none).encode()
-    return k.Args(
+    args = k.Args(
         mode=MODES.index(spec.mode),
         roll=roll_code(spec.roll),
         opposing_roll=roll_code(spec.opposing_roll or "normal"),
@@ -400,7 +401,10 @@ def kernel_args(spec: CritsCatsSpec) -> k.Args:
         minor_hit=spec.minor_catastrophe_effect == "hit",
         resisters=spec.resisters,
         resistance=spec.resistance or 0,
+        **plan_fields("dmg", dmg_terms),
+        **plan_fields("bl", bl_terms),
     )
+    return simple_only(args)  # simple dice: the kernel compiles without the interpreter
 
 
 def simulated_metrics(spec: CritsCatsSpec, tally: Tally) -> dict[str, float | None]:

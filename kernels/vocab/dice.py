@@ -54,6 +54,17 @@ def plan(terms) -> tuple[bool, int, int, int]:
     return False, 0, 1, 2
 
 
+def plan_fields(prefix: str, terms) -> dict[str, bool | int]:
+    """The :func:`plan` of ``terms`` as a kernel's argument fields ``{prefix}_simple``,
+    ``{prefix}_count``, ``{prefix}_sides`` and ``{prefix}_explode``.
+
+    >>> plan_fields("dmg", [])
+    {'dmg_simple': True, 'dmg_count': 0, 'dmg_sides': 1, 'dmg_explode': 2}
+    """
+    names = (f"{prefix}_{field}" for field in ("simple", "count", "sides", "explode"))
+    return dict(zip(names, plan(terms), strict=True))
+
+
 def faces_of_sum(count: int, sides: int) -> int:
     """How many ordered outcomes ``count`` dice of ``sides`` sides have, or 0 when more
     than :data:`TABLE_SIZE` (too many to count one by one).
@@ -85,10 +96,10 @@ def joint_plan(simple: bool, count: int, sides: int, explode_at: int, naturals: 
 
 
 def simple_only(args):
-    """Kernel arguments ``args`` (a named tuple with a ``rules`` member) with each
-    ``<roll>_terms`` member None where ``rules.<roll>_simple`` holds for every such roll,
-    else ``args`` itself: the kernel then compiles without the interpreter (see
-    :mod:`critlab.kernels.fast_dice`).
+    """Kernel arguments ``args`` (a named tuple, its plans in a ``rules`` member or, without
+    one, in its own fields) with each ``<roll>_terms`` member None where ``<roll>_simple``
+    holds for every such roll, else ``args`` itself: the kernel then compiles without the
+    interpreter (see :mod:`critlab.kernels.fast_dice`).
 
     >>> from collections import namedtuple
     >>> R, A = namedtuple("R", "dmg_simple"), namedtuple("A", "rules dmg_terms")
@@ -96,9 +107,12 @@ def simple_only(args):
     True
     >>> simple_only(A(R(False), [1, 2])).dmg_terms
     [1, 2]
+    >>> B = namedtuple("B", "dmg_simple dmg_terms")
+    >>> simple_only(B(True, [1, 2])).dmg_terms is None
+    True
     """
     rolls = [f[: -len("_terms")] for f in getattr(args, "_fields", ()) if f.endswith("_terms")]
-    rules = getattr(args, "rules", None)
-    if not rolls or rules is None or not all(getattr(rules, f"{r}_simple", False) for r in rolls):
+    rules = getattr(args, "rules", args)
+    if not rolls or not all(getattr(rules, f"{r}_simple", False) for r in rolls):
         return args
     return args._replace(**{f"{r}_terms": None for r in rolls})

@@ -322,6 +322,8 @@ VALIDATION_POINTS = [
         damage="2d6+1", protection=3, backlash_damage="1d4!", attacker_protection=1,
         minor_catastrophe_effect="hit",
     ),  # every combat branch, an exploding backlash (tail)
+    dict(skill=2, opposing_skill=5, damage="4d6kh3", backlash_damage="1d6", minor_catastrophe_effect="hit"),
+    # kept dice: rolled by the interpreter, not by the simple dice's loop
     dict(mode="challenge", skill=0, crit_range=5, cat_range=5, major_margin=5),
     dict(mode="challenge", skill=30, crit_range=20, cat_range=0),  # every roll a critical
     dict(mode="spell", skill=8, resistance=12, resisters=6, crit_range=2, cat_range=2, major_margin=10),
