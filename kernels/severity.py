@@ -102,16 +102,17 @@ def chain_rolls(s, rolls, chained, mov, a_pending, d_pending):
 
 
 @kernel(inline="always")
-def explode(s, rolls, size):
-    """The sum of one roll over the table ``rolls`` (of ``size`` codes) and of every roll
-    its maximum sets off, in turn: one pending roll of :func:`chain_rolls` where minima
-    give the opponent nothing."""
+def explode(s, rolls, size, owed):
+    """The sum of ``owed`` rolls over the table ``rolls`` (of ``size`` codes) and of every
+    roll their maxima set off, in turn: ``owed`` pending rolls of :func:`chain_rolls` where
+    minima give the opponent nothing. One loop over the rolls still owed (a maximum owes
+    one more), not a loop of explosion chains: 0.74 -> 0.77 of the dice floor in lethal."""
     total = 0
-    while True:
+    while owed > 0:
         r = rolls[bounded(s, size)]
         total += r >> 2
-        if not r & MAXIMUM:
-            return total
+        owed += (r & MAXIMUM) - 1
+    return total
 
 
 @kernel(inline="always")
@@ -228,11 +229,8 @@ def _block(s, n, out, layout, a):
                 if PATH == CHAINED:
                     mov = chain_rolls(s, rolls, MINIMUM, f - extent + diff, a_pending, d_pending)
                 else:  # each pending roll explodes on its own: the same rolls as chain_rolls
-                    mov = f - extent + diff
-                    for _ in range(a_pending):
-                        mov += explode(s, rolls, size)
-                    for _ in range(d_pending):
-                        mov -= explode(s, rolls, size)
+                    mov = f - extent + diff + explode(s, rolls, size, a_pending)
+                    mov -= explode(s, rolls, size, d_pending)
                 if 0 <= mov - span_lo < counts.size:
                     counts[mov - span_lo] += 1
                 else:  # beyond the exact engine's support (its tail): counted on its own
