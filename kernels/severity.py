@@ -221,6 +221,11 @@ def _block(s, n, out, layout, a):
     for f in range(width):  # attacks whose first rolls are both ordinary: done
         counts[f - extent + diff - span_lo] += firsts[f]
     counters = layout[2 + 3 * layout[1]]
+    # MoVs beyond the exact engine's support (its tail) kept aside and tallied after the
+    # loop: a call in the loop, though never taken, cost a tenth of the dice floor
+    # (0.76-0.79 -> 0.85-0.89); room for every attack that rolls again, the worst case
+    beyond = np.empty(n - firsts[:width].sum(), dtype=np.int64)
+    n_beyond = 0
     for pair in range(1, 9):  # the others: their additional rolls, attack by attack
         _count_extremes(out, counters, pair, firsts[pair * width : (pair + 1) * width].sum())
         a_pending, d_pending = owed(pair % 3, pair // 3)
@@ -233,8 +238,12 @@ def _block(s, n, out, layout, a):
                     mov -= explode(s, rolls, size, d_pending)
                 if 0 <= mov - span_lo < counts.size:
                     counts[mov - span_lo] += 1
-                else:  # beyond the exact engine's support (its tail): counted on its own
-                    _tally_margins(out, layout, a, np.ones(1, dtype=np.int64), mov)
+                else:
+                    beyond[n_beyond] = mov
+                    n_beyond += 1
+    one = np.ones(1, dtype=np.int64)
+    for i in range(n_beyond):  # each counted on its own
+        _tally_margins(out, layout, a, one, beyond[i])
     _tally_margins(out, layout, a, counts, span_lo)
 
 
