@@ -223,7 +223,7 @@ def _block(s, n, out, layout, a):
     counters = layout[2 + 3 * layout[1]]
     # MoVs beyond the exact engine's support (its tail) kept aside and tallied after the
     # loop: a call in the loop, though never taken, cost a tenth of the dice floor
-    # (0.76-0.79 -> 0.85-0.89); room for every attack that rolls again, the worst case
+    # (0.76-0.79 -> 0.84-0.88); room for every attack that rolls again, the worst case
     beyond = np.empty(n - firsts[:width].sum(), dtype=np.int64)
     n_beyond = 0
     for pair in range(1, 9):  # the others: their additional rolls, attack by attack
