@@ -12,15 +12,7 @@ import numpy as np
 def rate(fn: Callable[[int], object], *, start: int, min_seconds: float, repeats: int = 3) -> float:
     """Median trials/s of ``fn(n)`` over ``repeats`` calls, with ``n`` grown until one call
     takes ``min_seconds``."""
-    fn(min(start, 1000))  # compile / warm caches outside the timing
-    n = start
-    while True:
-        t0 = time.perf_counter()
-        fn(n)
-        elapsed = time.perf_counter() - t0
-        if elapsed >= min_seconds or n >= 10**11:
-            break
-        n *= max(2, min(16, int(min_seconds / max(elapsed, 1e-4)) + 1))
+    n, elapsed = _sized(fn, start=start, min_seconds=min_seconds)
     times = [elapsed]
     for _ in range(repeats - 1):
         t0 = time.perf_counter()
@@ -29,18 +21,18 @@ def rate(fn: Callable[[int], object], *, start: int, min_seconds: float, repeats
     return n / float(np.median(times))
 
 
-def _sized(fn: Callable[[int], object], *, start: int, min_seconds: float) -> int:
-    """The ``n`` at which one call of ``fn(n)`` takes at least ``min_seconds``."""
+def _sized(fn: Callable[[int], object], *, start: int, min_seconds: float) -> tuple[int, float]:
+    """``(n, seconds)``: the ``n`` at which one call of ``fn(n)`` takes at least
+    ``min_seconds`` (at most 10^11), and that call's seconds."""
     fn(min(start, 1000))  # compile / warm caches outside the timing
     n = start
-    while n < 10**11:
+    while True:
         t0 = time.perf_counter()
         fn(n)
         elapsed = time.perf_counter() - t0
-        if elapsed >= min_seconds:
-            break
+        if elapsed >= min_seconds or n >= 10**11:
+            return n, elapsed
         n *= max(2, min(16, int(min_seconds / max(elapsed, 1e-4)) + 1))
-    return n
 
 
 def share(
@@ -59,8 +51,8 @@ def share(
     0.66 in one run and 0.94 in another); a kernel and its floor timed one after the
     other see the same machine, so their ratio keeps what the kernel costs and loses the
     drift."""
-    n_fn = _sized(fn, start=start, min_seconds=min_seconds)
-    n_floor = _sized(floor, start=start, min_seconds=min_seconds)
+    n_fn, _ = _sized(fn, start=start, min_seconds=min_seconds)
+    n_floor, _ = _sized(floor, start=start, min_seconds=min_seconds)
     ratios, ours, theirs = [], [], []
     for _ in range(pairs):
         t0 = time.perf_counter()
