@@ -70,11 +70,18 @@ def per_member(members, fn) -> list:
     >>> per_member([d6, d6], lambda m: calls.append(m) or 6), len(calls)
     ([6, 6], 1)
     """
-    known: dict[int, object] = {}  # by identity: the members live in their group's tuple
+    # by identity (the members live in their group's tuple), in one pass: a group's few
+    # members make this loop's own steps a share of the whole to count
+    known: dict[int, object] = {}
+    out = []
     for m in members:
-        if id(m) not in known:
-            known[id(m)] = fn(m)
-    return [known[id(m)] for m in members]
+        i = id(m)
+        if i in known:
+            out.append(known[i])
+        else:
+            out.append(value := fn(m))
+            known[i] = value
+    return out
 
 
 def exploding_dice(terms) -> int:

@@ -144,6 +144,11 @@ class RawExpr:
 
 
 _DIGITS = re.compile("[0-9]*")
+# A group member's characters up to the "," or "}" after it (a listed die's braces, and
+# the commas inside them, are the member's own); groups 1 and 2: the count and sides of a
+# plain die it starts with (numbers of at most MAX_DIGITS digits: within every limit)
+_MEMBER = re.compile(rf"(?:([0-9]{{0,{MAX_DIGITS}}})d([0-9]{{1,{MAX_DIGITS}}}))?(?:[^,{{}}]|\{{[^}}]*\}})*")
+_ENDS = (",", "}")  # what may follow a member (not "": the text's end)
 _COMPARING = ("<", ">", "=")
 # what a number after each operator is called in a message (built once, not per number)
 _AFTER = {
@@ -292,9 +297,10 @@ def _term(r: _Reader, *, member: bool) -> RawDice | RawGroup | int:
 
 def _group(r: _Reader, start: int) -> RawGroup:
     r.take("{")
-    members = [_expression(r, member=True)]
+    seen: dict[str, RawExpr] = {}
+    members = [_member(r, seen)]
     while r.take(","):
-        members.append(_expression(r, member=True))
+        members.append(_member(r, seen))
     if not r.take("}"):
         raise r.unexpected("',' and another member, or '}' closing the group")
     text = r.text[r.where[start] : r.where[r.i - 1] + 1]
@@ -304,6 +310,35 @@ def _group(r: _Reader, start: int) -> RawGroup:
     _suffixes(r, g.suffixes, allowed=("keep", "count", "scale"), what="a group")
     g.text = r.text[r.where[start] : r.where[r.i - 1] + 1]
     return g
+
+
+def _member(r: _Reader, seen: dict[str, RawExpr]) -> RawExpr:
+    """A group's member. One written as an earlier member was, up to the ``,`` or ``}``
+    after it, is that member's reading, the same object: a Cortex pool's second ``d6`` is
+    not read again, and the notation builds each distinct member once. Sound because a
+    member's reading stops before a ``,`` or ``}`` alike (no rule of a member's own reads
+    on past either), so the same characters read the same."""
+    s, i = r.s, r.i
+    found = _MEMBER.match(s, i)  # (linear: the member's characters alone)
+    end = found.end()
+    if end > i and s[end : end + 1] in _ENDS:
+        written = r.text[r.where[i] : r.where[end - 1] + 1]  # as written: its texts are too
+        known = seen.get(written)
+        if known is not None:
+            r.i = end
+            return known
+        if found.end(2) == end:
+            # a plain die, the commonest member (a Cortex pool's): what _expression reads
+            # of it, without its steps
+            count, sides = found.group(1, 2)
+            die = RawDice(int(count) if count else 1, ("sides", int(sides)), written)
+            r.i = end
+            seen[written] = member = RawExpr([die], [1], 0, None)
+            return member
+    member = _expression(r, member=True)
+    if s[r.i : r.i + 1] in _ENDS:
+        seen[r.text[r.where[i] : r.where[r.i - 1] + 1]] = member
+    return member
 
 
 def _dice(r: _Reader, count: int | None, start: int) -> RawDice:
@@ -327,7 +362,8 @@ def _dice(r: _Reader, count: int | None, start: int) -> RawDice:
     else:
         faces = ("sides", r.number("the number of sides, '%', 'F' or '{' listing the faces"))
     d = RawDice(1 if count is None else count, faces, "")
-    _suffixes(r, d.suffixes, allowed=STAGES, what="a die")
+    if r.s[r.i : r.i + 1] in _SUFFIX_STARTS:  # (most dice have none: no call to look)
+        _suffixes(r, d.suffixes, allowed=STAGES, what="a die")
     d.text = r.text[r.where[start] : r.where[r.i - 1] + 1]
     return d
 
@@ -346,6 +382,10 @@ def _maybe_selector(r: _Reader) -> Selector | None:
     if nxt and ("0" <= nxt <= "9" or nxt in "=<>"):
         return _selector(r)
     return None
+
+
+# The first characters of every suffix (those :func:`_suffix` tests for)
+_SUFFIX_STARTS = frozenset("rm!xkdc*/")
 
 
 def _suffix(r: _Reader) -> tuple[str, tuple] | None:

@@ -160,14 +160,16 @@ def _meets(iv: Interval, values: list[int]) -> bool:
 
 def _dice(text: str, raw: RawDice, sign: int) -> DiceTerm:
     n = raw.count
-    here = _show(raw.text)
     if not 1 <= n <= MAX_DICE:
-        raise _error(text, f"{here}: dice count {n} is not in 0..{MAX_DICE}")
+        raise _error(text, f"{_show(raw.text)}: dice count {n} is not in 0..{MAX_DICE}")
     fields: dict = {"face_kind": raw.faces[0]}
-    sides, listed = _die_faces(text, here, raw.faces, fields)
+    sides, listed = _die_faces(text, raw, fields)
+    s = raw.suffixes
+    if not s:  # a plain die (a pool's member): nothing more to check or set
+        return DiceTerm(sign, n, sides, **fields)
+    here = _show(raw.text)  # (quoted for the messages only where a suffix may need it)
     every = list(listed) if type(listed) is range else sorted(set(listed))  # a range is in order
     faces = every
-    s = raw.suffixes
     if "reroll" in s:
         faces = _reroll(text, here, s["reroll"], faces, fields)
     if "clamp" in s:
@@ -184,20 +186,20 @@ def _dice(text: str, raw: RawDice, sign: int) -> DiceTerm:
     return DiceTerm(sign, n, sides, **fields)
 
 
-def _die_faces(text: str, here: str, faces: tuple, fields: dict) -> tuple[int, Sequence[int]]:
+def _die_faces(text: str, raw: RawDice, fields: dict) -> tuple[int, Sequence[int]]:
     """A die's sides and its faces as :attr:`DiceTerm.face_values` lists them (one term
     is built, at the end), checked; a listed die's faces go into ``fields``."""
-    kind, value = faces
+    kind, value = raw.faces
     if kind == "sides":
         if not 1 <= value <= MAX_SIDES:
-            raise _error(text, f"{here}: d{value} has no sides in 1..{MAX_SIDES}")
+            raise _error(text, f"{_show(raw.text)}: d{value} has no sides in 1..{MAX_SIDES}")
         return value, range(1, value + 1)
     if kind == "fate":
         return 3, (-1, 0, 1)
     if not 1 <= len(value) <= MAX_FACES:
-        raise _error(text, f"{here}: lists {len(value)} faces; list 1..{MAX_FACES}")
+        raise _error(text, f"{_show(raw.text)}: lists {len(value)} faces; list 1..{MAX_FACES}")
     if any(abs(v) > MAX_CONSTANT for v in value):
-        raise _error(text, f"{here}: a face beyond ±{MAX_CONSTANT}")
+        raise _error(text, f"{_show(raw.text)}: a face beyond ±{MAX_CONSTANT}")
     fields["faces"] = tuple(value)
     return len(value), fields["faces"]
 
@@ -308,10 +310,11 @@ def _group(text: str, raw: RawGroup, sign: int) -> DiceGroup:
     here = _show(raw.text)
     if len(raw.members) > MAX_MEMBERS:
         raise _error(text, f"{here}: {len(raw.members)} members; at most {MAX_MEMBERS}")
-    # a member written again (a Cortex pool's second d6) is the expression read the first
-    # time: read once, and the same object, so the group's cost and values are each
-    # computed once per distinct member
-    read: dict[tuple, DiceExpr] = {}
+    # a member written again (a Cortex pool's second d6) is the expression built the first
+    # time: the reader gives it the same reading (:func:`grammar._member`), built once here
+    # into the same object, so the group's cost and values are each computed once per
+    # distinct member
+    read: dict[int, DiceExpr] = {}
     members = tuple(_member(text, m, read) for m in raw.members)
     fields: dict = {}
     s = raw.suffixes
@@ -329,12 +332,13 @@ def _group(text: str, raw: RawGroup, sign: int) -> DiceGroup:
     return DiceGroup(sign, members, **fields)
 
 
-def _member(text: str, raw: RawExpr, read: dict[tuple, DiceExpr]) -> DiceExpr:
-    """A group's member, read once per way of writing it."""
-    key = (tuple(item.text for item in raw.items), tuple(raw.signs), raw.constant, raw.compare)
-    if key not in read:
-        read[key] = _expr(text, raw, member=True)
-    return read[key]
+def _member(text: str, raw: RawExpr, read: dict[int, DiceExpr]) -> DiceExpr:
+    """A group's member, built once per reading (by identity: the reading lives in the
+    group's list while the group is built)."""
+    member = read.get(id(raw))
+    if member is None:
+        member = read[id(raw)] = _expr(text, raw, member=True)
+    return member
 
 
 def _member_meets(member: DiceExpr, iv: Interval) -> bool:
