@@ -90,12 +90,36 @@ def exploding_dice(terms) -> int:
     n = 0
     for t in terms:
         if hasattr(t, "members"):
-            n += sum(per_member(t.members, lambda m: exploding_dice(m.terms)))  # (d6!, d6!): each counted
+            n += _members_exploding(t.members)
         elif t.exploding:
-            old = t.legacy()
-            if old is None or not old.success_at:
-                n += t.count
+            n += _chains(t)
     return n
+
+
+def _members_exploding(members) -> int:
+    """:func:`exploding_dice` of a group's members, each counted ((d6!, d6!): two dice):
+    a member of dice that do not explode (most) is settled by a look at its terms, the
+    others counted once per distinct member (a group's few members make a call each a
+    share of the whole to count)."""
+    n = 0
+    known: dict[int, int] = {}
+    for m in members:
+        for u in m.terms:  # (a loop, not any(): no generator made per member)
+            if u.exploding or hasattr(u, "members"):
+                break
+        else:
+            continue
+        k = known.get(id(m))
+        if k is None:
+            k = known[id(m)] = exploding_dice(m.terms)
+        n += k
+    return n
+
+
+def _chains(t) -> int:
+    """The exploding dice of an exploding term that count: not a first-form count's."""
+    old = t.legacy()
+    return t.count if old is None or not old.success_at else 0
 
 
 def chain_eps(terms) -> float:

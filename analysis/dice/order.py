@@ -52,10 +52,10 @@ def keep_members(members: Sequence[Dist], keep: int, *, highest: bool, weight: W
         def w_of(v: np.ndarray) -> np.ndarray:
             return base(-v)
 
-    lo, probs = _on_grid(members)
+    lo, probs, tailed = _on_grid(members)
     # a tail is above every value; reflected (keeping the lowest) it is below, where a
     # member is dropped without its value mattering
-    tails = np.array([d.tail for d in members]) if any(d.tail for d in members) else None
+    tails = np.array([d.tail for d in members]) if tailed else None
     if keep == 2 and weight is None:
         return _top_two(probs, tails, lo, highest)
     tails = np.zeros(len(members)) if tails is None else tails
@@ -65,15 +65,28 @@ def keep_members(members: Sequence[Dist], keep: int, *, highest: bool, weight: W
     return _kept_weights(probs, tails, np.asarray(w_of(grid), dtype=np.int64), keep, highest)
 
 
-def _on_grid(members: Sequence[Dist]) -> tuple[int, np.ndarray]:
-    """The least of the members' values ``lo``, and each member's probabilities on
-    ``lo..hi`` (over all of them), one row per member."""
-    lo = min(d.offset for d in members if d.probs.size)
-    hi = max(d.offset + d.probs.size for d in members if d.probs.size) - 1
-    probs = np.zeros((len(members), hi - lo + 1))
-    for row, d in zip(probs, members, strict=True):
-        row[d.offset - lo : d.offset - lo + d.probs.size] = d.probs
-    return lo, probs
+def _on_grid(members: Sequence[Dist]) -> tuple[int, np.ndarray, bool]:
+    """The least of the members' values ``lo``, each member's probabilities on ``lo..hi``
+    (over all of them), one row per member, and whether some member has a tail."""
+    # one pass over the members for all three (a pool's few members make each pass's
+    # own steps a share of the whole to count)
+    lo = hi = None
+    tailed = False
+    for d in members:
+        if d.probs.size:
+            a, b = d.offset, d.offset + d.probs.size
+            if lo is None or a < lo:
+                lo = a
+            if hi is None or b > hi:
+                hi = b
+        tailed = tailed or d.tail != 0.0
+    if lo is None:
+        raise ValueError("members with no values: every member is in its tail")
+    probs = np.zeros((len(members), hi - lo))
+    for i, d in enumerate(members):
+        a = d.offset - lo
+        probs[i, a : a + d.probs.size] = d.probs
+    return lo, probs, tailed
 
 
 def _kept_weights(probs: np.ndarray, tails: np.ndarray, weights: np.ndarray, k: int, highest: bool) -> Dist:
@@ -178,16 +191,17 @@ def _top_two(probs: np.ndarray, tails: np.ndarray | None, lo: int, highest: bool
     ``P(M1 = M2 = y) = P(max = y) - sum_i P(X_i = y) L_i(y - 1)``. Tails lie as in
     :func:`_extreme` (``tails`` None: no member has one)."""
     m, size = probs.shape
-    # rows 1..m: F_i at lo - 1, lo, ..., hi, under a row of ones, written in place (the
-    # programme's cost is its count of array operations, each on a few dozen values)
-    cdf = np.empty((m + 1, size + 1))
-    cdf[0] = 1.0
-    cdf[1:, 0] = 0.0 if highest or tails is None else tails
-    np.cumsum(probs, axis=1, out=cdf[1:, 1:])
+    # rows 1..m: F_i at lo - 1, lo, ..., hi, between two rows of ones, written in place
+    # (the programme's cost is its count of array operations, each on a few dozen values:
+    # the ufuncs' own accumulate, not np.cumsum's and np.cumprod's wrappers of it)
+    cdf = np.ones((m + 2, size + 1))
+    rows = cdf[1 : m + 1]
+    rows[:, 0] = 0.0 if highest or tails is None else tails
+    np.add.accumulate(probs, axis=1, out=rows[:, 1:])
     if not highest and tails is not None:
-        cdf[1:, 1:] += tails[:, None]
-    prefix = np.cumprod(cdf, axis=0)  # prefix[i] = prod_{j < i} F_j
-    suffix = np.cumprod(cdf[_suffix_rows(m)], axis=0)  # suffix[k]: the product of the last k
+        rows[:, 1:] += tails[:, None]
+    prefix = np.multiply.accumulate(cdf[: m + 1], axis=0)  # prefix[i] = prod_{j < i} F_j
+    suffix = np.multiply.accumulate(cdf[:0:-1], axis=0)  # suffix[k]: the product of the last k
     others = prefix[:m] * suffix[m - 1 :: -1]  # L_i(v)
     # (slices subtracted: np.diff's own checks cost more than the subtraction)
     top = others[:, 1:] - others[:, :-1]  # P(the others' highest = y), rounding below 0 cut
@@ -201,14 +215,6 @@ def _top_two(probs: np.ndarray, tails: np.ndarray | None, lo: int, highest: bool
     tail = max(0.0, 1.0 - fsum(pmf.tolist())) if tails is not None else 0.0
     d = Dist._of(2 * lo, pmf, tail)
     return d if highest else -d
-
-
-@lru_cache(maxsize=64)
-def _suffix_rows(m: int) -> np.ndarray:
-    """The ones row, then the ``m`` members' rows last first: ``0, m, m - 1, ..., 1``."""
-    rows = np.array([0, *range(m, 0, -1)])
-    rows.setflags(write=False)
-    return rows
 
 
 @lru_cache(maxsize=64)
