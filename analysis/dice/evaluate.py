@@ -35,7 +35,7 @@ def term_dist(t: Any, eps: float = TAIL_EPS) -> Dist:
 def group_dist(g: Any, eps: float = TAIL_EPS) -> Dist:
     """A group's distribution: its members' values kept, summed or counted, then scaled
     and signed (:mod:`critlab.analysis.dice.order`)."""
-    members = per_member(g.members, lambda m: expr_dist(m.terms, m.constant, m.compare, eps=eps))
+    members = per_member(g.members, lambda m: _member_dist(m, eps))
     weight = counter(*g.count_range, g.botch) if g.count_kind else None
     if g.keep_mode != KEEP_ALL:
         d = keep_members(members, g.keep, highest=g.keep_mode == KEEP_HIGHEST, weight=weight)
@@ -44,6 +44,14 @@ def group_dist(g: Any, eps: float = TAIL_EPS) -> Dist:
         for m in members:
             d = d + (weight_dist(m, weight) if weight else m)
     return scaled(d, g.mul, g.div, g.sign)
+
+
+def _member_dist(m: Any, eps: float) -> Dist:
+    """A group member's distribution: of a lone term (most members), that term's, which
+    is what :func:`expr_dist` returns of it."""
+    if len(m.terms) == 1 and not m.constant and m.compare is None:
+        return term_dist(m.terms[0], eps)
+    return expr_dist(m.terms, m.constant, m.compare, eps=eps)
 
 
 def expr_dist(

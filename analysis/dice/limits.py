@@ -104,7 +104,7 @@ def _cost(t, eps: float) -> tuple[int, int, int]:
     if hasattr(t, "members"):
         dice = span = steps = 0
         sizes = []
-        for d, s, w, _ in de.per_member(t.members, lambda m: limits(m.terms, eps=eps)):
+        for d, s, w, *_ in de.per_member(t.members, lambda m: _member_cost(m, eps)):
             dice, steps = dice + d, steps + w
             sizes.append(s + 1)
             span += s + 1
@@ -117,6 +117,12 @@ def _cost(t, eps: float) -> tuple[int, int, int]:
     old = t.legacy()
     span, steps = _legacy_cost(old, eps) if old is not None else _general_cost(t, eps)
     return t.count, span, steps
+
+
+def _member_cost(m, eps: float) -> tuple[int, ...]:
+    """A group member's ``(dice, span, steps, ...)``: of a member of one term (most), that
+    term's cost, which is what :func:`limits` adds up of it."""
+    return _cost(m.terms[0], eps) if len(m.terms) == 1 else limits(m.terms, eps=eps)
 
 
 def limits(terms, *, eps: float | None = None) -> tuple[int, int, int, int]:

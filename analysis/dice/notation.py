@@ -137,7 +137,8 @@ def _expr(text: str, raw: RawExpr, *, member: bool) -> DiceExpr:
     if abs(raw.constant) > MAX_CONSTANT:
         raise _error(text, f"constant {raw.constant} is beyond ±{MAX_CONSTANT}")
     compare = interval(*raw.compare) if raw.compare else None
-    return DiceExpr(text=text, terms=tuple(terms), constant=raw.constant, compare=compare, member=member)
+    # (positional: a keyword call costs a pool's members a share of the whole to count)
+    return DiceExpr(text, tuple(terms), raw.constant, compare, member)
 
 
 def _error(text: str, why: str) -> NotationError:
@@ -162,10 +163,13 @@ def _dice(text: str, raw: RawDice, sign: int) -> DiceTerm:
     n = raw.count
     if not 1 <= n <= MAX_DICE:
         raise _error(text, f"{_show(raw.text)}: dice count {n} is not in 0..{MAX_DICE}")
-    fields: dict = {"face_kind": raw.faces[0]}
-    sides, listed = _die_faces(text, raw, fields)
     s = raw.suffixes
-    if not s:  # a plain die (a pool's member): nothing more to check or set
+    kind, sides = raw.faces
+    if not s and kind == "sides" and 1 <= sides <= MAX_SIDES:
+        return DiceTerm(sign, n, sides)  # plain NdX (a pool's member): nothing else to set
+    fields: dict = {"face_kind": kind}
+    sides, listed = _die_faces(text, raw, fields)
+    if not s:
         return DiceTerm(sign, n, sides, **fields)
     here = _show(raw.text)  # (quoted for the messages only where a suffix may need it)
     every = list(listed) if type(listed) is range else sorted(set(listed))  # a range is in order
@@ -312,10 +316,16 @@ def _group(text: str, raw: RawGroup, sign: int) -> DiceGroup:
         raise _error(text, f"{here}: {len(raw.members)} members; at most {MAX_MEMBERS}")
     # a member written again (a Cortex pool's second d6) is the expression built the first
     # time: the reader gives it the same reading (:func:`grammar._member`), built once here
-    # into the same object, so the group's cost and values are each computed once per
-    # distinct member
+    # (by identity: the readings live in the group's list meanwhile) into the same object,
+    # so the group's cost and values are each computed once per distinct member
     read: dict[int, DiceExpr] = {}
-    members = tuple(_member(text, m, read) for m in raw.members)
+    built = []
+    for reading in raw.members:
+        member = read.get(id(reading))
+        if member is None:
+            member = read[id(reading)] = _expr(text, reading, member=True)
+        built.append(member)
+    members = tuple(built)
     fields: dict = {}
     s = raw.suffixes
     m = len(members)
@@ -330,15 +340,6 @@ def _group(text: str, raw: RawGroup, sign: int) -> DiceGroup:
                 raise _error(text, f"{here}: a count selector meets no member's value")
     _scale(text, here, s, fields)
     return DiceGroup(sign, members, **fields)
-
-
-def _member(text: str, raw: RawExpr, read: dict[int, DiceExpr]) -> DiceExpr:
-    """A group's member, built once per reading (by identity: the reading lives in the
-    group's list while the group is built)."""
-    member = read.get(id(raw))
-    if member is None:
-        member = read[id(raw)] = _expr(text, raw, member=True)
-    return member
 
 
 def _member_meets(member: DiceExpr, iv: Interval) -> bool:
