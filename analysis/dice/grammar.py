@@ -33,8 +33,17 @@ text's length (no slice of the rest of the text is ever taken), and a text longe
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from critlab.analysis.dice.raw import (
+    UNBOUNDED,
+    Interval,
+    RawDice,
+    RawExpr,
+    RawGroup,
+    Selector,
+    interval,
+    show_interval,
+)
 from critlab.analysis.dice.spelling import foreign
 
 # Longer texts are quoted by their start (an error message stays one readable line).
@@ -73,74 +82,13 @@ ORDER = (
     "reroll (rr/ro), clamp (mi/ma), explosion (!, !!, !p, x), keep (kh/kl/dh/dl/k), count (cs/cf), "
     "scale (*, /)"
 )
-Selector = tuple[str, int]  # (operator, number): ("=", 2) for a bare 2
 # Letters of either case, and only ASCII letters (a lowered text keeps its length).
 _LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
-# An unbounded side of a selector (far beyond any total the limits allow).
-UNBOUNDED = 10**9
-Interval = tuple[int, int]  # the values a selector meets, lo..hi
-
-
-# Each operator's interval about its number (None: unbounded), built once, not per selector.
-_SIDES = {"=": (0, 0), "<": (None, -1), "<=": (None, 0), ">": (1, None), ">=": (0, None)}
-
-
-def interval(op: str, n: int) -> Interval:
-    """A selector as the interval of values it meets.
-
-    >>> interval("=", 2), interval("<", 3), interval(">=", 5)
-    ((2, 2), (-1000000000, 2), (5, 1000000000))
-    """
-    lo, hi = _SIDES[op]
-    return -UNBOUNDED if lo is None else n + lo, UNBOUNDED if hi is None else n + hi
-
-
-def show_interval(iv: Interval) -> str:
-    """The selector text of an interval (``=2``, ``<=2``, ``>=5``)."""
-    lo, hi = iv
-    if lo == hi:
-        return f"={lo}"
-    if lo <= -UNBOUNDED:
-        return f"<={hi}"
-    if hi >= UNBOUNDED:
-        return f">={lo}"
-    return f">={lo}<={hi}"
 
 
 class NotationError(ValueError):
     """A dice expression that the grammar does not produce or the notation refuses: one
     line naming the expression, what is wrong and what is allowed."""
-
-
-@dataclass
-class RawDice:
-    """One ``NdX`` term as written: count, faces and its suffixes by stage."""
-
-    count: int
-    faces: tuple[str, object]  # ("sides", X) | ("fate", None) | ("list", (f1, f2, ...))
-    text: str
-    suffixes: dict[str, tuple] = field(default_factory=dict)
-
-
-@dataclass
-class RawGroup:
-    """One ``{E1, E2, ...}`` group as written: its members and suffixes by stage."""
-
-    members: list[RawExpr]
-    text: str
-    suffixes: dict[str, tuple] = field(default_factory=dict)
-
-
-@dataclass
-class RawExpr:
-    """An expression as written: signed items (dice, groups, integers) and a comparison."""
-
-    items: list[RawDice | RawGroup]
-    signs: list[int]
-    constant: int
-    compare: Selector | None
 
 
 _DIGITS = re.compile("[0-9]*")
