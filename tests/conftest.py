@@ -43,3 +43,27 @@ def dask_client():
 from critlab.analysis.systems import register  # noqa: E402
 
 register("toy-duel", "toy_duel.system")
+
+
+# pytest-xdist hands the test files to its workers in collection order, the next file to
+# whichever worker is free. The notebooks (over a minute of one worker's time) are
+# collected near the end, beside the README's commands and the browser tests, so the run
+# ended on one busy worker beside an idle one. The files of the most work go first (a
+# worker that takes one early leaves the many short files to even out the end); every
+# other file keeps its place. A name missing from this list only costs time, never a test.
+HEAVY_FIRST = (
+    "tests/test_notebooks.py",
+    "tests/systems/test_crits_cats.py",
+    "tests/test_readme_commands.py",
+    "tests/mechanic/test_pools.py",
+    "tests/test_doctests.py",
+    "tests/systems/test_golden.py",
+    "tests/report/test_report_trust.py",
+    "tests/views/test_explore_browser.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {path: i for i, path in enumerate(HEAVY_FIRST)}
+    # a stable sort: a file's tests stay together and in their order
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
