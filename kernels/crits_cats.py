@@ -313,12 +313,22 @@ def attacks_block(s, n, out, layout, a, dmg_terms, bl_terms):
 
 @kernel
 def challenge_block(s, n, out, a):
-    """A 21 Challenge: the naturals counted, each judged once."""
+    """A 21 Challenge: the naturals counted, each judged once. Two trials in a row are
+    counted as one pair of naturals, so a trial costs half a count: a d20 costs little more
+    than a count's load and store (share of the dice floor, 1 thread, 31 alternating
+    calls: 0.81 -> 0.88)."""
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     roll = a.roll
+    pairs = np.zeros(PAIRS, dtype=np.int64)  # index as in PAIRS: the first trial's natural, the second's
+    for _ in range(n // 2):
+        first = roll_d20(s, roll)
+        pairs[20 * first + roll_d20(s, roll) - 21] += 1
     naturals = np.zeros(20, dtype=np.int64)
-    for _ in range(n):
+    if n % 2:
         naturals[roll_d20(s, roll) - 1] += 1
+    for p in range(PAIRS):
+        naturals[p // 20] += pairs[p]
+        naturals[p % 20] += pairs[p]
     for v in range(20):
         out[challenge_label(v + 1, a.skill, a.target, a.crit_lo, a.cat_hi, a.major_margin)] += naturals[v]
 
