@@ -18,7 +18,7 @@ the rules once per distinct pair at the end, weighted by its count: the rules of
 :func:`quick_pair`, :func:`resistance_pair` and :func:`judge`, the same ones :func:`trial`
 applies. A regular contest's rounds are drawn a chunk at a time, each round a code (who
 succeeds, the criticals) read from a table over the draw as :func:`judge` says them, and
-the contests are read off the chunk (:func:`_regular`). It uses exactly the numbers a
+the contests are read off the chunk (:func:`regular_block`). It uses exactly the numbers a
 loop over :func:`trial` draws, in the same order, so its tallies are that loop's.
 """
 
@@ -208,6 +208,68 @@ def _attack_table(a):
     return attack
 
 
+# -- a resistance roll: a successful attack's pair summed in one word ------------------------
+# One table read a trial says whether the attack succeeds and, where it does, its pair's
+# row (:func:`_attack_table`: against a success table indexed by the roll, 0.80 -> 0.89 of
+# the dice floor); the pair's word (affected, and the criticals of both rolls, a field
+# each) is added to one sum in a register, where the pair was counted in memory (1 thread,
+# 31 alternating calls, median share of the dice floor: 0.78 -> 0.84). A failed attack (B
+# does not roll) is counted by its roll and tallied with the pairs' rules at the end.
+_FIELD_BITS = 12
+_SUMMED = (1 << _FIELD_BITS) - 1  # trials summed before a field could carry into the next
+_FIELD_MASK = (1 << _FIELD_BITS) - 1
+
+
+@kernel(inline="always")
+def _pair_words(a):
+    """Per pair of rolls (index as in ``pairs``), its word: 1 where B is affected, then
+    1 in the field of each critical of :func:`crit_flags` (A's success, A's failure, B's
+    success, B's failure)."""
+    words = np.empty(256, dtype=np.int64)
+    for p in range(256):
+        roll_a, roll_b = p // 16 + LOW, p % 16 + LOW
+        flags = crit_flags(a, roll_a, roll_b)
+        words[p] = (
+            np.int64(resistance_pair(a, roll_a, roll_b) == ResistanceOutcome.AFFECTED)
+            + (np.int64((flags & A_CRIT_SUCCESS) != 0) << _FIELD_BITS)
+            + (np.int64((flags & A_CRIT_FAILURE) != 0) << (2 * _FIELD_BITS))
+            + (np.int64((flags & B_CRIT_SUCCESS) != 0) << (3 * _FIELD_BITS))
+            + (np.int64((flags & B_CRIT_FAILURE) != 0) << (4 * _FIELD_BITS))
+        )
+    return words
+
+
+@kernel
+def resistance_block(s, n, out, layout, a):
+    """Tally ``n`` resistance rolls (see the section's comment)."""
+    s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
+    pairs = np.zeros(256, dtype=np.int64)  # (none: the pairs are summed in words)
+    first_only = np.zeros(16, dtype=np.int64)  # failed attacks by A's roll
+    attack = _attack_table(a)
+    words = _pair_words(a)
+    counters = layout[2 + 3 * layout[1]]
+    affected = 0
+    for done in range(0, n, _SUMMED):
+        summed = 0
+        for _ in range(min(n - done, _SUMMED)):
+            i = attack[bounded(s, 216)]
+            if i >= 0:
+                summed += words[i + _PAIR_B[bounded(s, 216)]]
+            else:
+                first_only[-1 - i] += 1
+        affected += summed & _FIELD_MASK
+        out[counters + Counter.A_CRITICAL_SUCCESS] += summed >> _FIELD_BITS & _FIELD_MASK
+        out[counters + Counter.A_CRITICAL_FAILURE] += summed >> (2 * _FIELD_BITS) & _FIELD_MASK
+        out[counters + Counter.B_CRITICAL_SUCCESS] += summed >> (3 * _FIELD_BITS) & _FIELD_MASK
+        out[counters + Counter.B_CRITICAL_FAILURE] += summed >> (4 * _FIELD_BITS) & _FIELD_MASK
+    failed = 0
+    for i in range(16):
+        failed += first_only[i]
+    out[ResistanceOutcome.AFFECTED] += affected
+    out[ResistanceOutcome.RESISTED] += n - failed - affected
+    _tally_pairs(out, layout, a, pairs, first_only)
+
+
 # -- a regular contest: its rounds drawn a chunk at a time, its contests read off them ------------
 # A regular contest draws one pair of rolls a round until a round is decided, and the next
 # contest draws on from there, so a block's draws are one flat sequence of rounds whatever
@@ -256,9 +318,10 @@ def _decided_rounds(words, w):
     return mask
 
 
-@kernel(inline="always")
-def _regular(s, n, out, layout, a):
+@kernel
+def regular_block(s, n, out, layout, a):
     """Tally ``n`` regular contests (see the section's comment)."""
+    s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     code_a, code_b = _round_codes(a)
     crit_fields = np.empty(16, dtype=np.int64)  # criticals bits -> one count in each 16-bit field
     for c in range(16):
@@ -341,31 +404,27 @@ def path_of(a):
     return _PATH_OF_KIND[a.kind]
 
 
+@kernel
+def quick_block(s, n, out, layout, a):
+    """Tally ``n`` quick contests: their pairs of rolls counted, the rules once a pair."""
+    s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
+    pairs = np.zeros(256, dtype=np.int64)
+    for _ in range(n):
+        pairs[_PAIR_A[bounded(s, 216)] + _PAIR_B[bounded(s, 216)]] += 1
+    _tally_pairs(out, layout, a, pairs, np.zeros(16, dtype=np.int64))
+
+
 def _block(s, n, out, layout, a):
     """Tally ``n`` contests into ``out`` (see :mod:`critlab.kernels.bins` for the layout)."""
-    s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
+    # Each kind a kernel of its own, called once a block: its loop optimised alone. Inlined
+    # into one block beside the other kinds' code, the regular loop ran 1.2x slower and the
+    # resistance loop 1.04x (1 thread, 31 alternating calls, medians).
     if PATH == REGULAR:
-        # its own loop, with nothing of the pairs' paths around it: beside their tables and
-        # their tally the same loop ran 1.2x slower (25 alternating calls, medians)
-        _regular(s, n, out, layout, a)
-        return
-    pairs = np.zeros(256, dtype=np.int64)
-    first_only = np.zeros(16, dtype=np.int64)
-    if PATH == QUICK:
-        for _ in range(n):
-            pairs[_PAIR_A[bounded(s, 216)] + _PAIR_B[bounded(s, 216)]] += 1
+        regular_block(s, n, out, layout, a)
+    elif PATH == RESISTANCE:
+        resistance_block(s, n, out, layout, a)
     else:
-        # One table read a trial says both whether the attack succeeds and where its pair
-        # is counted (measured: 0.80 -> 0.89 of the dice floor, against a success table
-        # indexed by the roll and the index multiplied out).
-        attack = _attack_table(a)
-        for _ in range(n):
-            i = attack[bounded(s, 216)]
-            if i >= 0:
-                pairs[i + _PAIR_B[bounded(s, 216)]] += 1
-            else:
-                first_only[-1 - i] += 1
-    _tally_pairs(out, layout, a, pairs, first_only)
+        quick_block(s, n, out, layout, a)
 
 
 block = Paths(_block, path_of, paths=(QUICK, RESISTANCE, REGULAR))
