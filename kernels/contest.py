@@ -392,18 +392,6 @@ def regular_block(s, n, out, layout, a):
     out[counters + Counter.DECIDED_ROUNDS] += all_rounds - undecided * max_rounds
 
 
-# A block's paths (see critlab.kernels.jit.Paths): one per kind of contest, each compiling
-# its own loop only.
-QUICK, RESISTANCE, REGULAR = "quick", "resistance", "regular"
-PATH = QUICK  # bound per path by Paths
-_PATH_OF_KIND = {Kind.QUICK: QUICK, Kind.RESISTANCE: RESISTANCE, Kind.REGULAR: REGULAR}
-
-
-def path_of(a):
-    """The path of a block over arguments ``a``: its kind of contest."""
-    return _PATH_OF_KIND[a.kind]
-
-
 @kernel
 def quick_block(s, n, out, layout, a):
     """Tally ``n`` quick contests: their pairs of rolls counted, the rules once a pair."""
@@ -414,17 +402,20 @@ def quick_block(s, n, out, layout, a):
     _tally_pairs(out, layout, a, pairs, np.zeros(16, dtype=np.int64))
 
 
-def _block(s, n, out, layout, a):
-    """Tally ``n`` contests into ``out`` (see :mod:`critlab.kernels.bins` for the layout)."""
-    # Each kind a kernel of its own, called once a block: its loop optimised alone. Inlined
-    # into one block beside the other kinds' code, the regular loop ran 1.2x slower and the
-    # resistance loop 1.04x (1 thread, 31 alternating calls, medians).
-    if PATH == REGULAR:
-        regular_block(s, n, out, layout, a)
-    elif PATH == RESISTANCE:
-        resistance_block(s, n, out, layout, a)
-    else:
-        quick_block(s, n, out, layout, a)
+# A block's paths (see critlab.kernels.jit.Paths): one per kind of contest, each its own
+# kernel, called once a block. Inlined into one block beside the other kinds' code, the
+# regular loop ran 1.2x slower and the resistance loop 1.04x (1 thread, 31 alternating
+# calls, medians).
+QUICK, RESISTANCE, REGULAR = "quick", "resistance", "regular"
+_PATH_OF_KIND = {Kind.QUICK: QUICK, Kind.RESISTANCE: RESISTANCE, Kind.REGULAR: REGULAR}
 
 
-block = Paths(_block, path_of, paths=(QUICK, RESISTANCE, REGULAR))
+def path_of(a):
+    """The path of a block over arguments ``a``: its kind of contest."""
+    return _PATH_OF_KIND[a.kind]
+
+
+block = Paths(
+    None, path_of, paths=(QUICK, RESISTANCE, REGULAR),
+    kernels={QUICK: quick_block, RESISTANCE: resistance_block, REGULAR: regular_block},
+)  # fmt: skip

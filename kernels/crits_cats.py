@@ -221,7 +221,6 @@ _SEEN_SUMMED = (1 << _SEEN_BITS) - 1  # casts summed before a field could carry 
 
 # A block's paths (see critlab.kernels.jit.Paths), one per mode, versus with combat apart.
 VERSUS, ATTACKS, CHALLENGE, SPELL = "versus", "attacks", "challenge", "spell"
-PATH = VERSUS  # bound per path by Paths
 
 
 def path_of(a):
@@ -233,18 +232,13 @@ def path_of(a):
 
 def _block(s, n, out, layout, a):
     """Tally ``n`` trials into ``out`` (see :mod:`critlab.kernels.bins` for the layout)."""
-    if PATH == ATTACKS:
-        attacks_block(s, n, out, layout, a, a.dmg_terms, a.bl_terms)
-    elif PATH == VERSUS:
-        versus_block(s, n, out, a)
-    elif PATH == CHALLENGE:
-        challenge_block(s, n, out, a)
-    else:
-        spell_block(s, n, out, layout, a)
+    # the attacks' dice arrays handed over as arguments of their own (see attacks_block);
+    # the other paths are kernels taking the block's arguments, run as they are
+    attacks_block(s, n, out, layout, a, a.dmg_terms, a.bl_terms)
 
 
 @kernel
-def versus_block(s, n, out, a):
+def versus_block(s, n, out, layout, a):
     """Versus without combat: the pairs of naturals counted, each pair judged once."""
     s = local_state(s)  # the stream in registers: see critlab.kernels.rng.local_state
     roll, opposing_roll = a.roll, a.opposing_roll
@@ -318,7 +312,7 @@ def attacks_block(s, n, out, layout, a, dmg_terms, bl_terms):
 
 
 @kernel
-def challenge_block(s, n, out, a):
+def challenge_block(s, n, out, layout, a):
     """A 21 Challenge: the naturals counted, each judged once. Two trials in a row are
     counted as one pair of naturals, so a trial costs half a count: a d20 costs little more
     than a count's load and store (share of the dice floor, 1 thread, 31 alternating
@@ -429,4 +423,7 @@ def trial_block(s, n, out, layout, a):
             out[counters + Counter.AFFECTED] += affected
 
 
-block = Paths(_block, path_of, paths=(VERSUS, ATTACKS, CHALLENGE, SPELL))
+block = Paths(
+    _block, path_of, paths=(VERSUS, ATTACKS, CHALLENGE, SPELL),
+    kernels={VERSUS: versus_block, CHALLENGE: challenge_block, SPELL: spell_block},
+)  # fmt: skip

@@ -134,36 +134,47 @@ def local_state(s):
     return carray(_stack_copy(s), STATE_WORDS)
 
 
-@kernel(inline="always")
-def _rotl(x, k):
-    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
+# The generator written in as few Numba statements as it takes, its constants module
+# globals (read as constants) where a call ``np.uint64(k)`` is a call to type: every place
+# that draws inlines it, and Numba types each statement at each place. A bounded draw went
+# from 613 typed statements to 372, its machine code the same instruction for instruction.
+_U0, _U1, _U5, _U9 = np.uint64(0), np.uint64(1), np.uint64(5), np.uint64(9)
+_U7, _U57, _U17, _U45, _U19, _U32 = (np.uint64(k) for k in (7, 57, 17, 45, 19, 32))
+_U2_32 = np.uint64(2**32)
 
 
 @kernel(inline="always")
 def next_u64(s):
     """The next 64-bit word of stream ``s`` (xoshiro256**)."""
-    s0, s1, s2, s3 = s[0], s[1], s[2], s[3]
-    result = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
-    t = s1 << np.uint64(17)
+    s0 = s[0]
+    s1 = s[1]
+    s2 = s[2]
+    s3 = s[3]
+    result = s1 * _U5
+    result = ((result << _U7) | (result >> _U57)) * _U9
+    t = s1 << _U17
     s2 ^= s0
     s3 ^= s1
     s1 ^= s2
     s0 ^= s3
     s2 ^= t
-    s3 = _rotl(s3, 45)
-    s[0], s[1], s[2], s[3] = s0, s1, s2, s3
+    s3 = (s3 << _U45) | (s3 >> _U19)
+    s[0] = s0
+    s[1] = s1
+    s[2] = s2
+    s[3] = s3
     return result
 
 
 @kernel(inline="always")
 def next_u32(s):
     """The next 32 random bits, two per 64-bit word."""
-    if s[5] != 0:
-        s[5] = np.uint64(0)
+    if s[5] != _U0:
+        s[5] = _U0
         return s[4]
     w = next_u64(s)
-    s[4] = w >> np.uint64(32)
-    s[5] = np.uint64(1)
+    s[4] = w >> _U32
+    s[5] = _U1
     return w & _MASK32
 
 
@@ -173,13 +184,11 @@ def bounded(s, n):
     (Lemire's multiply-shift with rejection)."""
     un = np.uint64(n)
     m = next_u32(s) * un
-    low = m & _MASK32
-    if low < un:
-        threshold = (np.uint64(4294967296) - un) % un
-        while low < threshold:
+    if (m & _MASK32) < un:
+        threshold = (_U2_32 - un) % un
+        while (m & _MASK32) < threshold:
             m = next_u32(s) * un
-            low = m & _MASK32
-    return np.int64(m >> np.uint64(32))
+    return np.int64(m >> _U32)
 
 
 @kernel(inline="always")

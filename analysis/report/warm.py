@@ -19,19 +19,9 @@ from multiprocessing import get_context
 from typing import Any
 
 from critlab.analysis.report.config import ReportConfig, ValidationSection
+from critlab.analysis.systems.warmup import compile_ahead
 
-# Trials a warm-up simulation runs: enough for every block path, cheap to discard.
-WARM_TRIALS = 64
-
-
-def _warm(system: str, specs: list[Any]) -> str:
-    """Simulate each spec a few trials (in a worker process): compiles and caches the kernel."""
-    from critlab.analysis.systems import get_system
-
-    sim = get_system(system)
-    for spec in specs:
-        sim.simulate(spec, trials=WARM_TRIALS, seed=0, threads=1, progress=False)
-    return system
+_warm = compile_ahead  # what a worker runs: a module of its own, light to import
 
 
 def cached(system: str, spec: Any) -> bool:

@@ -247,6 +247,27 @@ class RuleSystem:
         counters = words(sim.counters) if sim.counters is not None else ()
         return Layout(tuple(exact.labels), hists, counters=counters)
 
+    def compile_kernel(self, spec: Spec) -> None:
+        """Compile the kernel that simulates ``spec`` (or load it from the cache), and
+        the generator's seeding, without simulating a trial or working out the exact
+        result: what a warm-up needs (:mod:`critlab.analysis.systems.warmup`).
+
+        The kernel is called on zero trials with a layout of the spec's outcomes and
+        empty histogram ranges: the types it compiles for are those of every
+        simulation, whatever the ranges.
+        """
+        from critlab.kernels.jit import compiled_for  # Numba is imported where a kernel runs
+        from critlab.kernels.rng import stream_state
+
+        self.check_spec(spec)
+        sim = self.simulator
+        hists = {name: (0, 0) for name in words(sim.hists)} if sim.hists is not None else {}
+        counters = words(sim.counters) if sim.counters is not None else ()
+        layout = Layout(words(sim.outcomes(spec)), hists, counters=counters)
+        args = sim.args(spec)
+        kernel = compiled_for(sim.block, args)
+        kernel(stream_state(0, 0), 0, np.zeros(layout.n_out, dtype=np.int64), layout.array, args)
+
     def simulate(
         self,
         spec: Spec,

@@ -16,6 +16,7 @@ def test_it_is_installed_on_this_numba():
     assert inlining.install()
     assert inlining.install()  # twice: still the one wrapper
     assert inline_closurecall.InlineWorker.inline_ir._critlab_shared_copies
+    assert inline_closurecall.InlineWorker.inline_function.__name__ == "kept_inline_function"
 
 
 @njit(inline="always")
@@ -56,3 +57,40 @@ def test_the_blocks_of_one_copy_share_one_copied_scope():
     assert len({id(c.scope) for c in copies}) == 1 and copies[0].scope is not scope
     plain = [copy.deepcopy(b) for b in blocks]  # outside an inlining: each its own, as Numba does
     assert len({id(c.scope) for c in plain}) == 3
+
+
+@njit(inline="always")
+def _thrice(x):
+    return _twice(x) + _twice(x + 1) + _twice(x + 2)
+
+
+def test_a_callee_front_end_runs_once_for_all_its_places(monkeypatch):
+    ran = []
+    front_end = inline_closurecall.InlineWorker.run_untyped_passes
+
+    def counted(self, func, *args, **kwargs):
+        ran.append(func.__name__)
+        return front_end(self, func, *args, **kwargs)
+
+    monkeypatch.setattr(inline_closurecall.InlineWorker, "run_untyped_passes", counted)
+
+    @njit
+    def six_places(x):
+        return _thrice(x) + _thrice(x - 5)  # _thrice twice, and _twice three times in each
+
+    assert six_places(3) == _thrice.py_func(3) + _thrice.py_func(-2)
+    # _thrice's front end once, and _twice's at most once (not at all where an earlier compile read it)
+    assert ran.count("_thrice") == 1 and ran.count("_twice") <= 1
+
+
+def test_the_dropped_original_reuses_the_spliced_blocks():
+    scope = ir.Scope(None, ir.Loc("f", 1))
+    block = ir.Block(scope, ir.Loc("f", 1))
+    block.append(ir.Assign(ir.Const(1, block.loc), scope.redefine("x", block.loc), block.loc))
+    inlining._memos.by_scope, inlining._memos.made = {}, set()
+    try:
+        spliced = inline_closurecall.copy.deepcopy(block)
+        original = inline_closurecall.copy.deepcopy(spliced)  # the inliner's second copy, of its first
+    finally:
+        inlining._memos.by_scope, inlining._memos.made = None, None
+    assert spliced is not block and original is spliced
