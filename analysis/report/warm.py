@@ -4,8 +4,9 @@ A report's validations compile each system's Numba kernel on first use, one afte
 other: on a cold cache that is most of a report's time, on one core. Compiling them first
 in a pool of processes, one system per task, puts every core to work; the kernels are
 cached on disk (``cache=True``), so the report then loads them in a fraction of a second.
-On a warm cache the pool only loads the cached kernels and runs a few trials, a second
-or two. Nothing here decides a number: a task that fails is ignored, and the report's own
+A worker compiles each kernel on zero trials
+(:func:`critlab.analysis.systems.warmup.compile_ahead`); where every kernel is cached no
+pool is started. Nothing here decides a number: a task that fails is ignored, and the report's own
 simulation then compiles (or fails) as it always would.
 """
 
