@@ -240,12 +240,20 @@ class RuleSystem:
             raise RuntimeError(
                 f"{self.name}: kernel outcomes {kernel_words} differ from the exact labels {exact.labels}"
             )
-        hists = {}
-        for name in words(sim.hists) if sim.hists is not None else ():
+
+        def support(name: str) -> tuple[int, int]:
             d = exact.distributions.get(name)
-            hists[name] = (0, 0) if d is None else ((d.min, d.max) if d.probs.size else (0, 0))
+            return (d.min, d.max) if d is not None and d.probs.size else (0, 0)
+
+        return self._kernel_layout(exact.labels, support)
+
+    def _kernel_layout(self, labels: Iterable[str], support: Callable[[str], tuple[int, int]]) -> Layout:
+        """The layout of ``labels``, the kernel's histograms over ``support(name)`` and
+        its counters."""
+        sim = self.simulator
+        hists = {name: support(name) for name in words(sim.hists)} if sim.hists is not None else {}
         counters = words(sim.counters) if sim.counters is not None else ()
-        return Layout(tuple(exact.labels), hists, counters=counters)
+        return Layout(tuple(labels), hists, counters=counters)
 
     def compile_kernel(self, spec: Spec) -> None:
         """Compile the kernel that simulates ``spec`` (or load it from the cache), and
@@ -261,9 +269,7 @@ class RuleSystem:
 
         self.check_spec(spec)
         sim = self.simulator
-        hists = {name: (0, 0) for name in words(sim.hists)} if sim.hists is not None else {}
-        counters = words(sim.counters) if sim.counters is not None else ()
-        layout = Layout(words(sim.outcomes(spec)), hists, counters=counters)
+        layout = self._kernel_layout(words(sim.outcomes(spec)), lambda _name: (0, 0))
         args = sim.args(spec)
         kernel = compiled_for(sim.block, args)
         kernel(stream_state(0, 0), 0, np.zeros(layout.n_out, dtype=np.int64), layout.array, args)
