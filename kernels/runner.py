@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -29,6 +29,8 @@ import numpy as np
 # Trials per block. Large enough that the Python call per block (~10 µs) is lost in the
 # block's ~5 ms of work, small enough that a 10^6-trial run still spreads over 2 cores.
 BLOCK_TRIALS = 1 << 18
+# blocks whose streams are derived in one go (a microsecond each, where one alone takes 20)
+STATES_AT_ONCE = 256
 
 BlockFn = Callable[[np.ndarray, int, np.ndarray], None]
 """``block(state, n_trials, out)``: simulate ``n_trials`` from stream ``state`` into ``out``."""
@@ -133,10 +135,19 @@ class _Job:
     total: np.ndarray
     bar: Any
 
-    def state(self, index: int) -> np.ndarray:
-        from critlab.kernels.rng import stream_state  # Numba loads where blocks run, not at import
+    batch: list = field(default_factory=lambda: [0, None])  # [first block, its states]
 
-        return stream_state(self.seed, index)
+    def state(self, index: int) -> np.ndarray:
+        """Block ``index``'s stream state, derived with the next ``STATES_AT_ONCE`` blocks'
+        (the blocks are asked for in order; one batch is kept)."""
+        first, states = self.batch
+        if states is None or not first <= index < first + STATES_AT_ONCE:
+            from critlab.kernels.rng import stream_states  # Numba loads where blocks run, not at import
+
+            first = index
+            states = stream_states(self.seed, first, min(STATES_AT_ONCE, len(self.sizes) - first))
+            self.batch[:] = first, states
+        return states[index - first].copy()
 
     def advance(self, n: int) -> None:
         if self.bar is not None:

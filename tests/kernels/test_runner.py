@@ -14,7 +14,7 @@ from critlab.analysis.run import simulate_tally
 from critlab.analysis.spec import SpecError
 from critlab.analysis.systems import thac0
 from critlab.kernels import runner
-from critlab.kernels.rng import stream_state
+from critlab.kernels.rng import stream_state, stream_states
 
 TWO_D6_LAY = TWO_D6_LAYOUT.array
 
@@ -194,9 +194,13 @@ def test_ctrl_c_stops_cleanly(monkeypatch, threads):
     "seed", [0, 1, 2**32 - 1, 2**32, 2**63 - 1, 2**64 - 1, 2**64, 2**80 + 3, 987654321987654321]
 )
 def test_stream_states_are_numpys_seed_sequence(seed):
-    # the compiled derivation is numpy's SeedSequence word for word, below 2**64 and above
-    for block in (0, 1, 7, 2**18, 2**32 - 1, 2**32, 2**64 - 1):
-        expected = np.random.SeedSequence(seed, spawn_key=(block,)).generate_state(4, dtype=np.uint64)
-        state = stream_state(seed, block)
-        assert state.dtype == np.uint64 and state.size == 6
-        assert np.array_equal(state[:4], expected) and not state[4:].any()
+    # the array derivation is numpy's SeedSequence word for word, for batches that cross
+    # a block's second 32-bit word and the 2**64 end (numpy's own, there), one block or many
+    for first, count in ((0, 1), (0, 40), (2**18, 16), (2**32 - 20, 40), (2**64 - 20, 20), (2**64 - 3, 6)):
+        states = stream_states(seed, first, count)
+        assert states.dtype == np.uint64 and states.shape == (count, 6) and not states[:, 4:].any()
+        for i in range(count):
+            expected = np.random.SeedSequence(seed, spawn_key=(first + i,)).generate_state(4, np.uint64)
+            assert np.array_equal(states[i, :4], expected), (first + i, states[i], expected)
+            if i in (0, count - 1):
+                assert np.array_equal(stream_state(seed, first + i), states[i])
