@@ -267,26 +267,25 @@ def _interpret(s, terms, constant, scratch):
                 size, high, holds_kept = keep, mode == DROP_HIGHEST, False
             else:
                 size, high, holds_kept = keep, mode == KEEP_HIGHEST, True
-        if op == OP_GROUP_END:
-            for i in range(members):
-                r = scratch[GROUP_BASE + i]
-                if mode == KEEP_ALL:
-                    v += _weight(r, counting, cs_lo, cs_hi, df_lo, df_hi)
-                else:
-                    everything += _weight(r, counting, cs_lo, cs_hi, df_lo, df_hi)
-                    filled = _select(scratch, 0, filled, size, high, r)
+        group_end = op == OP_GROUP_END
+        if group_end:
             in_group = False
-        else:
-            explode, rr_mode, rr_lo, rr_hi = terms[t, 5], terms[t, 6], terms[t, 7], terms[t, 8]
-            ex_lo, ex_hi, once = terms[t, 9], terms[t, 10], terms[t, 11]
-            cl_lo, cl_hi = terms[t, 12], terms[t, 13]
-            kind = terms[t, C_FACE_KIND]
-            for _ in range(count):
-                r = 0
-                first = True  # still choosing the face the die is left with
-                rerolled = False
-                added = 0
-                while True:
+        explode, rr_mode, rr_lo, rr_hi = terms[t, 5], terms[t, 6], terms[t, 7], terms[t, 8]
+        ex_lo, ex_hi, once = terms[t, 9], terms[t, 10], terms[t, 11]
+        cl_lo, cl_hi = terms[t, 12], terms[t, 13]
+        kind = terms[t, C_FACE_KIND]
+        # Every value a term keeps or counts (a group's member, a die's total, or with
+        # ``x`` each roll) is offered at one place below, and each die rolled at one
+        # place: the code compiled does not grow with the ways a value arises.
+        for k in range(n):
+            r = 0
+            first = True  # still choosing the face the die is left with
+            rerolled = False
+            added = 0
+            while True:
+                if group_end:
+                    x, offer, done = scratch[GROUP_BASE + k], True, True
+                else:
                     face = die(s, sides)
                     if kind == FACES_FATE:
                         face -= 2
@@ -305,24 +304,22 @@ def _interpret(s, terms, constant, scratch):
                         added += 1
                         if explode == EXPLODE_PENETRATING:
                             part = face - 1
+                    done = explode == 0 or face < ex_lo or face > ex_hi or (once != 0 and added == 1)
                     if explode == EXPLODE_SEPARATE:
-                        if mode == KEEP_ALL:
-                            v += _weight(part, counting, cs_lo, cs_hi, df_lo, df_hi)
-                        else:
-                            if not holds_kept:  # a drop: the dropped are taken off the whole
-                                everything += _weight(part, counting, cs_lo, cs_hi, df_lo, df_hi)
-                            filled = _select(scratch, 0, filled, size, high, part)
+                        x, offer = part, True
                     else:
                         r += part
-                    if explode == 0 or face < ex_lo or face > ex_hi or (once != 0 and added == 1):
-                        break
-                if explode == EXPLODE_SEPARATE:
-                    continue
-                if mode == KEEP_ALL:
-                    v += _weight(r, counting, cs_lo, cs_hi, df_lo, df_hi)
-                else:
-                    everything += _weight(r, counting, cs_lo, cs_hi, df_lo, df_hi)
-                    filled = _select(scratch, 0, filled, size, high, r)
+                        x, offer = r, done
+                if offer:
+                    weight = _weight(x, counting, cs_lo, cs_hi, df_lo, df_hi)
+                    if mode == KEEP_ALL:
+                        v += weight
+                    else:
+                        # the whole, for a drop: the dropped are taken off it
+                        everything += weight
+                        filled = _select(scratch, 0, filled, size, high, x)
+                if done:
+                    break
         if mode != KEEP_ALL:
             w = _kept(scratch, 0, size, counting, cs_lo, cs_hi, df_lo, df_hi)
             v = w if holds_kept else everything - w
