@@ -62,9 +62,14 @@ def convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if min(a.size, b.size) * max(a.size, b.size) <= _DIRECT_CONVOLVE_LIMIT * 16:
         counted = _counted_convolve(a, b)
         return np.convolve(a, b) if counted is None else counted
-    from scipy import signal
+    # SciPy's FFT as scipy.signal.fftconvolve runs it (the same lengths, the same sums),
+    # without importing scipy.signal: 1.3 s of every command that convolves a long
+    # distribution (a first severity margin, say)
+    from scipy import fft
 
-    out = signal.fftconvolve(a, b)
+    n = a.size + b.size - 1
+    size = fft.next_fast_len(n, real=True)
+    out = fft.irfft(fft.rfft(a, size) * fft.rfft(b, size), size)[:n]
     # FFT leaves tiny negative values where the true probability is 0.
     np.clip(out, 0.0, None, out=out)
     return out
