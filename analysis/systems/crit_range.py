@@ -233,17 +233,41 @@ def attacks_to_break(condition: int, p_critfail: Fraction) -> Dist:
     """
     if p_critfail == 1:
         return Dist.point(condition)
-    from scipy import stats  # here, not at import: the command line's help never loads SciPy
-
     p = float(p_critfail)
-    # failures (non-critfail attacks) before the condition-th critfail
-    last = int(stats.nbinom.isf(TAIL_EPS, condition, p)) + 1
-    while stats.nbinom.sf(last, condition, p) >= TAIL_EPS:
-        last *= 2
+    if condition > _PRODUCT_CONDITIONS:
+        from scipy import stats  # here, not at import: the command line's help never loads SciPy
+
+        nbinom = stats.nbinom(condition, p)
+        last = int(nbinom.isf(TAIL_EPS)) + 1
+        while nbinom.sf(last) >= TAIL_EPS:
+            last *= 2
+        return Dist(condition, nbinom.pmf(np.arange(last + 1)), float(nbinom.sf(last)))
+    # scipy.special, not scipy.stats: a second less to import, on every command
+    from scipy.special import nbdtrc
+
+    # failures (non-critfail attacks) before the condition-th critfail: the first count
+    # whose survival is at most TAIL_EPS (as nbinom.isf finds it), plus one
+    lo, hi = 0, 1
+    while nbdtrc(hi, condition, p) > TAIL_EPS:
+        hi *= 2
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if nbdtrc(mid, condition, p) <= TAIL_EPS else (mid + 1, hi)
+    last = lo + 1
     failures = np.arange(last + 1)
-    return Dist(
-        condition, stats.nbinom.pmf(failures, condition, p), float(stats.nbinom.sf(last, condition, p))
-    )
+    # C(k + n - 1, n - 1) p^n (1 - p)^k: the binomial as n - 1 factors, the powers through
+    # log1p; within 2e-14 of the true values (checked against 40-digit decimals), as
+    # close as nbinom.pmf
+    ways = np.ones(last + 1)
+    for i in range(1, condition):
+        ways *= (failures + i) / i
+    pmf = ways * np.exp(condition * np.log(p) + failures * np.log1p(-p))
+    return Dist(condition, pmf, float(nbdtrc(last, condition, p)))
+
+
+# Conditions up to this take the product above (its binomial stays far inside float64's
+# range); larger ones scipy.stats' negative binomial.
+_PRODUCT_CONDITIONS = 16
 
 
 def label_chances(spec: CritRangeSpec) -> tuple[Fraction, Fraction, Fraction, Fraction]:

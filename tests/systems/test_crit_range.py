@@ -189,6 +189,25 @@ def test_attacks_to_break_geometric_and_negative_binomial():
         assert d.mass + d.tail == pytest.approx(1.0, abs=1e-10)
 
 
+@pytest.mark.parametrize("condition", [1, 2, 10, 16, 17])
+@pytest.mark.parametrize(
+    "p_critfail", [Fraction(1, 20), Fraction(3, 20), Fraction(1, 400), Fraction(1, 4000)]
+)
+def test_attacks_to_break_is_scipys_negative_binomial(condition, p_critfail):
+    # conditions up to 16 are a product of their own (no scipy.stats to import), larger
+    # ones scipy's: either way the same support, tail and probabilities as nbinom's. The
+    # product is within 2e-14 of 40-digit values; nbinom.pmf, within 5e-13 at p = 1/4000
+    # (1e-12 covers both)
+    from scipy import stats
+
+    d = attacks_to_break(condition, p_critfail)
+    nbinom = stats.nbinom(condition, float(p_critfail))
+    last = int(nbinom.isf(1e-14)) + 1
+    assert d.min == condition and d.probs.size == last + 1
+    np.testing.assert_allclose(d.probs, nbinom.pmf(np.arange(last + 1)), rtol=1e-12, atol=0)
+    assert d.tail == pytest.approx(nbinom.sf(last), rel=1e-12)
+
+
 def test_wear_metric_and_nulls():
     r = exact(CritRangeSpec(**BASE, critfail_range=2, condition=7))
     # 7 Condition, each attack a CRITFAIL with 2/20: 70 attacks on average
