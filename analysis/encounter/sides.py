@@ -170,10 +170,14 @@ class SideSpace:
         mult, exact = cls._multipliers(hp)
         space = cls(hp, hp[None, :].copy(), np.zeros(1, dtype=np.int64), mult, exact, hits)
         space.keys = space.key(space.rows)
-        if m == 1:
-            return space._discover_one(decs[0], cap)
-        frontier = space.rows
-        known_keys, known_rows = space.keys, space.rows
+        if m == 1:  # no search: its hit points reached, from full down
+            known_keys, known_rows = space._reached_one(decs[0])
+            if cap is not None and known_keys.size > cap:
+                raise TooManyStates(int(known_keys.size))
+            frontier = known_rows[:0]
+        else:
+            frontier = space.rows
+            known_keys, known_rows = space.keys, space.rows
         while frontier.shape[0]:
             found_keys, found_rows = [], []
             for lo in range(0, frontier.shape[0], _CHUNK):
@@ -211,12 +215,12 @@ class SideSpace:
         space.down = int(down[0]) if down.size else -1
         return space
 
-    def _discover_one(self, decs: np.ndarray, cap: int | None) -> SideSpace:
-        """:meth:`discover` for a side of one member, whatever the policy (its attackers
-        have no one else to pick): the hit points reached from full by the decrements
-        ``decs``, found from the highest down (each reached only from above), where the
-        breadth-first search spent a pass of array work on each of as many levels as
-        there are hit points (a 2,000 hp monster: a tenth of a second a side)."""
+    def _reached_one(self, decs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(keys, rows)`` sorted by key, of a side of one member: the hit points the
+        decrements ``decs`` reach from full, whatever the policy (its attackers have no
+        one else to pick), each reached only from above. The breadth-first search spent
+        a pass of array work on each of as many levels as there are hit points (a 2,000
+        hp monster: a tenth of a second a side)."""
         hp = int(self.hp[0])
         reached = np.zeros(hp + 1, dtype=bool)
         reached[hp] = True
@@ -226,12 +230,7 @@ class SideSpace:
         rows = np.flatnonzero(reached).astype(np.int32)[:, None]
         keys = self.key(rows)
         order = np.argsort(keys, kind="stable")
-        self.keys, self.rows = keys[order], rows[order]
-        if cap is not None and self.keys.size > cap:
-            raise TooManyStates(int(self.keys.size))
-        down = np.flatnonzero(~self.rows.any(axis=1))
-        self.down = int(down[0]) if down.size else -1
-        return self
+        return keys[order], rows[order]
 
     # -- what the chain reads -------------------------------------------------------------
     def __len__(self) -> int:

@@ -233,18 +233,11 @@ def attacks_to_break(condition: int, p_critfail: Fraction) -> Dist:
     """
     if p_critfail == 1:
         return Dist.point(condition)
-    p = float(p_critfail)
-    if condition > _PRODUCT_CONDITIONS:
-        from scipy import stats  # here, not at import: the command line's help never loads SciPy
-
-        nbinom = stats.nbinom(condition, p)
-        last = int(nbinom.isf(TAIL_EPS)) + 1
-        while nbinom.sf(last) >= TAIL_EPS:
-            last *= 2
-        return Dist(condition, nbinom.pmf(np.arange(last + 1)), float(nbinom.sf(last)))
-    # scipy.special, not scipy.stats: a second less to import, on every command
+    # scipy.special, and scipy.stats only past _PRODUCT_CONDITIONS: a second less to
+    # import, on every command
     from scipy.special import nbdtrc
 
+    p = float(p_critfail)
     # failures (non-critfail attacks) before the condition-th critfail: the first count
     # whose survival is at most TAIL_EPS (as nbinom.isf finds it), plus one
     lo, hi = 0, 1
@@ -255,13 +248,18 @@ def attacks_to_break(condition: int, p_critfail: Fraction) -> Dist:
         lo, hi = (lo, mid) if nbdtrc(mid, condition, p) <= TAIL_EPS else (mid + 1, hi)
     last = lo + 1
     failures = np.arange(last + 1)
-    # C(k + n - 1, n - 1) p^n (1 - p)^k: the binomial as n - 1 factors, the powers through
-    # log1p; within 2e-14 of the true values (checked against 40-digit decimals), as
-    # close as nbinom.pmf
-    ways = np.ones(last + 1)
-    for i in range(1, condition):
-        ways *= (failures + i) / i
-    pmf = ways * np.exp(condition * np.log(p) + failures * np.log1p(-p))
+    if condition > _PRODUCT_CONDITIONS:
+        from scipy import stats
+
+        pmf = stats.nbinom.pmf(failures, condition, p)
+    else:
+        # C(k + n - 1, n - 1) p^n (1 - p)^k: the binomial as n - 1 factors, the powers
+        # through log1p; within 2e-14 of the true values (checked against 40-digit
+        # decimals), as close as nbinom.pmf
+        ways = np.ones(last + 1)
+        for i in range(1, condition):
+            ways *= (failures + i) / i
+        pmf = ways * np.exp(condition * np.log(p) + failures * np.log1p(-p))
     return Dist(condition, pmf, float(nbdtrc(last, condition, p)))
 
 
