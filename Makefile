@@ -12,16 +12,18 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	@# the install's own notices go to a log, shown only when it fails; pip byte-compiles
-	@# one file after another (half its time), so the packages are compiled after it on every core
+	@# one file after another (half its time) and every file of every package, where Python
+	@# compiles a module the first time it is imported: only those that are ever used
 	$(BIN)/python -m pip install --quiet --no-compile -e '.[dev]' > $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
-	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib >> $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
 	touch $(STAMP)
 
 # every core: each test file on one worker (its module fixtures built once), so a first
-# compile of a kernel is shared by the tests that need it; PYTEST_WORKERS=0 runs serially
+# compile of a kernel is shared by the tests that need it; the files in the order
+# tests/conftest.py gives them (xdist would reorder them by their number of tests);
+# PYTEST_WORKERS=0 runs serially
 PYTEST_WORKERS ?= auto
 test: setup
-	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 report: setup
 	$(BIN)/critlab report

@@ -39,26 +39,52 @@ def dask_client():
         yield client
 
 
+# The smallest valid PNG: one white pixel (what a picture's bytes are never matters to a
+# test of where a report's files go).
+_ONE_PIXEL = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de"
+    "0000000c4944415408d763f8ffff3f0005fe02fea7359a4f0000000049454e44ae426082"
+)
+
+
+@pytest.fixture
+def undrawn(monkeypatch):
+    """Reports built without drawing their figures (each picture one white pixel): for the
+    tests of a report's folder and files, where drawing was three quarters of the time."""
+    from critlab.analysis.report import picture
+
+    monkeypatch.setattr(picture, "png", lambda fig: _ONE_PIXEL)
+
+
 # The test-only sixth system (tests/toy_duel): its own files and this one registry line.
 from critlab.analysis.systems import register  # noqa: E402
 
 register("toy-duel", "toy_duel.system")
 
 
-# pytest-xdist hands the test files to its workers in collection order, the next file to
-# whichever worker is free. The notebooks (over a minute of one worker's time) are
-# collected near the end, beside the README's commands and the browser tests, so the run
-# ended on one busy worker beside an idle one. The files of the most work go first (a
-# worker that takes one early leaves the many short files to even out the end); every
-# other file keeps its place. A name missing from this list only costs time, never a test.
+# pytest-xdist hands the test files to its workers in the order collected here (make test
+# turns off its own reordering by number of tests), the next file to whichever worker is
+# free. The files of the most work go first, so that the many short files even out the
+# end; and the files that compile the most kernels and rules go before the notebooks and
+# the README's commands, whose own processes then load those kernels from the disk cache
+# instead of compiling them again (a notebook of own mechanics took 50 s compiling cold,
+# 9 s loading). Every other file keeps its place; a name missing here only costs time.
 HEAVY_FIRST = (
-    "tests/test_notebooks.py",
-    "tests/systems/test_crits_cats.py",
-    "tests/test_readme_commands.py",
     "tests/mechanic/test_pools.py",
+    "tests/systems/test_crits_cats.py",
+    "tests/mechanic/test_choices.py",
+    "tests/report/test_report_trust.py",  # the shipped reports: every system's kernels
+    "tests/mechanic/test_walks.py",
+    "tests/mechanic/test_choice_examples.py",
     "tests/test_doctests.py",
+    "tests/encounter/test_encounter_mechanic_sim.py",
+    "tests/test_notebooks.py",
+    "tests/encounter/test_encounter_reachable.py",
+    "tests/test_readme_commands.py",
+    "tests/mechanic/test_mechanic_loops.py",
+    "tests/mechanic/test_mechanic_builtins.py",
+    "tests/report/test_report_encounters.py",
     "tests/systems/test_golden.py",
-    "tests/report/test_report_trust.py",
     "tests/views/test_explore_browser.py",
 )
 

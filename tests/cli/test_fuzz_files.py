@@ -253,7 +253,9 @@ def test_a_report_never_removes_the_users_files(tiny_report, tmp_path_factory, c
 
 @settings(max_examples=6, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(users=USERS)
-def test_force_keeps_every_users_file_beside_the_new_report(tiny_report, tmp_path_factory, capsys, users):
+def test_force_keeps_every_users_file_beside_the_new_report(
+    tiny_report, tmp_path_factory, capsys, undrawn, users
+):
     work = tmp_path_factory.mktemp("force")
     report = work / "report"
     shutil.copytree(tiny_report / "report", report, symlinks=True)

@@ -145,7 +145,7 @@ def _summary(folder: Path) -> dict:
     return {k: summary[k] for k in ("metrics", "checks")}
 
 
-def test_a_report_on_the_cluster_is_the_local_one(dask_client, capsys, duel, tmp_path):
+def test_a_report_on_the_cluster_is_the_local_one(dask_client, capsys, duel, tmp_path, undrawn):
     config = tmp_path / "cluster.toml"
     config.write_text(REPORT, encoding="utf-8")
     base = ("report", "--config", str(config), "--no-progress", "--out")

@@ -40,3 +40,4 @@ def shipped(tmp_path_factory) -> Callable[[str, Path], Path]:
         return mine
 
     return copy_of
+

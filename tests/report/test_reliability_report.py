@@ -19,6 +19,9 @@ from critlab.analysis.cli import main as cli
 from critlab.analysis.report import build_report, html, markdown, output
 from critlab.analysis.report.config import ConfigError
 
+# What is tested here is where a report's files go, never what its figures show.
+pytestmark = pytest.mark.usefixtures("undrawn")
+
 SMALL = """
 [report]
 name = "small"
