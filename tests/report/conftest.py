@@ -40,4 +40,3 @@ def shipped(tmp_path_factory) -> Callable[[str, Path], Path]:
         return mine
 
     return copy_of
-
