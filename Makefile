@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test report bench docs lint notebooks clean clean-cache
+.PHONY: setup bytecode test report bench docs lint notebooks clean clean-cache
 
 setup: $(STAMP)
 
@@ -12,23 +12,30 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	@# the install's own notices go to a log, shown only when it fails; pip byte-compiles
-	@# one file after another (half its time) and every file of every package, where Python
-	@# compiles a module the first time it is imported: only those that are ever used
+	@# one file after another (half its time), so the packages are compiled after it on every core
 	$(BIN)/python -m pip install --quiet --no-compile -e '.[dev]' > $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
+	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib >> $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
 	touch $(STAMP)
+
+# critlab's own modules compiled to bytecode, as an install would: where the environment
+# says not to write bytecode (PYTHONDONTWRITEBYTECODE), every process of a run (each test's
+# command, notebook kernel and cluster worker) compiled critlab's sources again on import;
+# compileall skips what is up to date
+bytecode: setup
+	$(BIN)/python -m compileall -q -j 0 analysis kernels critlab > /dev/null
 
 # every core: each test file on one worker (its module fixtures built once), so a first
 # compile of a kernel is shared by the tests that need it; the files in the order
 # tests/conftest.py gives them (xdist would reorder them by their number of tests);
 # PYTEST_WORKERS=0 runs serially
 PYTEST_WORKERS ?= auto
-test: setup
+test: bytecode
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-report: setup
+report: bytecode
 	$(BIN)/critlab report
 
-bench: setup
+bench: bytecode
 	$(BIN)/python -m benchmarks.run --readme
 
 docs: setup
