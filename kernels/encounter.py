@@ -400,7 +400,7 @@ _ATTACK = (
     """
 def attack(s, a, scratch):
     mem = local_mem()
-    terms, starts, consts, p = a.terms, a.starts, a.consts, a.params
+    p = a.params
     for j in range(a.consts.shape[0]):
         mem[OFFS + j] = a.offs[j]
         mem[WIDTHS + j] = a.widths[j]

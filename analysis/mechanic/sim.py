@@ -48,7 +48,8 @@ def kernel_args(rule: Any, spec: Spec) -> km.Args:
     starts = np.concatenate([[0], np.cumsum([len(t) for t, _ in encoded])]).astype(np.int64)
     consts = np.array([c for _, c in encoded], dtype=np.int64)
     offs, widths = places(tuple(n for _, n, _ in rolls))
-    return km.Args(terms, starts, consts, rule.param_values(spec), offs, widths)
+    plans = km.input_plans(terms, starts)
+    return km.Args(terms, starts, consts, rule.param_values(spec), offs, widths, plans)
 
 
 class MechanicBlock:
@@ -137,7 +138,7 @@ def simulate_run(mechanic: Any, spec: Spec, options: RunOptions) -> SimResult:
     """Simulate ``spec`` of ``mechanic`` under ``options`` (what
     :meth:`RuleSystem.simulate` runs for a mechanic)."""
     rule = mechanic.rule
-    args = kernel_args(rule, spec)
+    args = km.simple_args(kernel_args(rule, spec))
     try:
         ex = rule.exact(spec)
     except ExactTooLarge:
