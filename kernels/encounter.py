@@ -17,10 +17,8 @@ of systems, each ``attack_k`` bound to a system's attack; unused kinds are bound
 :func:`no_attack` with a placeholder tuple. Each system's attack is compiled once as a
 function of its own (:func:`attack_for`) and called, not inlined: inlining several
 systems' trials into one loop compiled for many minutes. Each specialisation has its own
-name in this file, so it is cached on disk like every kernel. What the loop does the same
-whatever its systems, and seldom (a ``best`` side's lookup in its table, the table's row of
-a rolled order), is a kernel of its own, called: compiled once for every specialisation
-(an encounter of kinds already compiled: its block's first compile 6.7 -> 4.5 s).
+name in this file, so it is cached on disk like every kernel. A ``best`` side's lookups
+in its table are kernels of their own (:mod:`critlab.kernels.best_table`), called.
 
 A designer's own mechanic is a kind too: its attack is compiled from its rule at run time
 (:func:`mechanic_attack`) and registered under a kind name of its own
@@ -37,12 +35,12 @@ from collections import namedtuple
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from numba import carray, njit, types
 from numba.core import cgutils
 from numba.core.extending import intrinsic
 
 from critlab.kernels import mechanic as km
+from critlab.kernels.best_table import best_pick, order_row
 from critlab.kernels.bins import add_counter, add_label, add_value
 from critlab.kernels.dice import _stack_int64, local_scratch
 from critlab.kernels.fight import trial_of
@@ -156,58 +154,6 @@ def _unowned(typingctx, value):
     return sig, codegen
 
 
-@kernel(inline="always")
-def _state(hp, lo, hi, mult, keys):
-    """The index of the side state of hit points ``hp[lo:hi]`` among ``keys``, -1 if none."""
-    key = np.int64(0)
-    for j in range(lo, hi):
-        key += hp[j] * mult[j - lo]
-    k = np.searchsorted(keys, key)
-    if k < keys.size and keys[k] == key:
-        return k
-    return -1
-
-
-@kernel
-def _order_row(order, n, order_keys, order_index):
-    """The best table's row of the order of turns ``order`` (found by its Lehmer code
-    among the sorted ``order_keys``), -1 where the exact walk has none. Called, not
-    inlined: its types are every block's, so it compiles once for all."""
-    code = _lehmer(order, n)
-    k = np.searchsorted(order_keys, code)
-    return order_index[k] if k < order_keys.size and order_keys[k] == code else -1
-
-
-@kernel(inline="always")
-def _lehmer(order, n):
-    """The Lehmer code of a permutation (its rank among the permutations of ``n``)."""
-    code = np.int64(0)
-    for p in range(n):
-        smaller = 0
-        for q in range(p + 1, n):
-            if order[q] < order[p]:
-                smaller += 1
-        code = code * (n - p) + smaller
-    return code
-
-
-@kernel
-def _best_pick(hp, lo, hi, row, pos, n_a, n, mult_a, keys_a, mult_b, keys_b, table):
-    """The target the table chose in this state at attack ``pos`` of order ``row``, else
-    the first standing (a state the exact walk did not reach: a damage past its tail).
-    Called, not inlined: its types are every block's, so it compiles once for all."""
-    i = _state(hp, 0, n_a, mult_a, keys_a)
-    j = _state(hp, n_a, n, mult_b, keys_b)
-    if i >= 0 and j >= 0 and row >= 0:
-        t = table[row, pos, i, j]
-        if t >= 0 and hp[lo + t] > 0:
-            return lo + t
-    for k in range(lo, hi):
-        if hp[k] > 0:
-            return k
-    return -1
-
-
 def _attack(s, kinds, slots, p0, p1, p2, p3, pair, scratch):
     """The damage of one attack of pair ``pair`` (attacker * n + target): its kind's
     attack on its slot's arguments. The arguments come in as the block's own locals, read
@@ -268,7 +214,7 @@ def _block(s, n_trials, out, layout, a):
                 order[q + 1] = c
         row = 0
         if a.order == Order.ROLLED and a.table.shape[0] > 1:
-            row = _order_row(order, n, a.order_keys, a.order_index)
+            row = order_row(order, n, a.order_keys, a.order_index)
         up_a, up_b = n_a, n - n_a
         rounds = 0
         attacks = 0
@@ -291,7 +237,7 @@ def _block(s, n_trials, out, layout, a):
                     # targets from the hit points now: in simultaneous order those of the
                     # round's start, as damage waits in pending until its end
                     if policy == Policy.BEST:
-                        t = _best_pick(
+                        t = best_pick(
                             hp, lo, hi, row, pos - attacks_of[i] + _k, n_a, n,
                             a.mult_a, a.keys_a, a.mult_b, a.keys_b, a.table,
                         )  # fmt: skip

@@ -61,6 +61,25 @@ def _general_typed(s, terms, constant, scratch):
     return lambda s, terms, constant, scratch: roll_expr(s, terms, constant, scratch)
 
 
+def roll_stacked(s, terms, starts, plans, consts, i, scratch):
+    """One roll of expression ``i`` of stacked encoded expressions (its terms
+    ``terms[starts[i]:starts[i + 1]]``, its constant ``consts[i]``): by its plan (row
+    ``i`` of ``plans``: simple, count, sides, first exploding face) where ``terms`` is
+    None (every expression simple: no interpreter compiled), else by the interpreter."""
+    raise NotImplementedError("called from kernels only")
+
+
+@overload(roll_stacked, inline="always")
+def _roll_stacked_typed(s, terms, starts, plans, consts, i, scratch):
+    if isinstance(terms, types.NoneType):
+        return lambda s, terms, starts, plans, consts, i, scratch: roll_simple(
+            s, plans[i, 1], plans[i, 2], plans[i, 3], consts[i]
+        )
+    return lambda s, terms, starts, plans, consts, i, scratch: roll_expr(
+        s, terms[starts[i] : starts[i + 1]], consts[i], scratch
+    )
+
+
 @kernel(inline="always")
 def roll_simple(s, count, sides, explode_at, constant):
     """One roll of a simple expression by its :func:`plan`: no interpreter is inlined, so

@@ -12,7 +12,7 @@ run that read no input without a value.
 The one idea serves both engines:
 
 - :func:`make_kernels`' ``block`` (simulation) rolls the missing input die by die
-  (:func:`roll_input`: by its plan where every input is simple dice, else with
+  (by its plan where every input is simple dice, else with
   :func:`critlab.kernels.dice.roll_expr`; a pool: each of its dice, sorted into place as
   it is rolled) and runs the rule again, so inputs are rolled in the order the rule first
   reads them, as a table would roll them, and an input the rule does not read in a trial
@@ -50,19 +50,17 @@ from collections import namedtuple
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import carray, njit, types
-from numba.core.extending import overload
+from numba import carray, njit
 
 from critlab.kernels.bins import add_counter, add_label, add_value
-from critlab.kernels.dice import _stack_int64, local_scratch, roll_expr
-from critlab.kernels.fast_dice import roll_simple
+from critlab.kernels.dice import _stack_int64, local_scratch
+from critlab.kernels.fast_dice import roll_stacked
 from critlab.kernels.jit import kernel
 from critlab.kernels.keyed_cache import OPTIONS as _OPTIONS
 from critlab.kernels.keyed_cache import KeyedCacheLocator as KeyedCacheLocator  # re-exported: its users'
 from critlab.kernels.keyed_cache import cache_in
 from critlab.kernels.outcomes import put_outcome
 from critlab.kernels.rng import local_state
-from critlab.kernels.vocab.dice import plan
 
 # mem layout: [MISS, done flags, scalar values, each input's value offset, each input's
 # width (dice in a pool, 1 for a value), then the pools' dice], in the kernel's own stack
@@ -99,45 +97,9 @@ Args = namedtuple("Args", "terms starts consts params offs widths plans")
 ``terms[starts[i]:starts[i + 1]]`` with constant ``consts[i]``; a pool's is one die), the
 rule's parameters as one tuple, in declaration order, where each input's values live
 in ``mem`` (``offs``) and how many there are (``widths``: 1 for a value, a pool's dice),
-and each input's :func:`~critlab.kernels.vocab.dice.plan` (a row of ``plans``: simple,
-count, sides, first exploding face). ``terms`` is None where every input is simple
-(:func:`simple_args`): such a rule's kernels compile no dice interpreter."""
-
-
-def input_plans(terms, starts) -> np.ndarray:
-    """Each input's :func:`~critlab.kernels.vocab.dice.plan` as a row of int64s (the
-    ``plans`` of :data:`Args`), from the stacked ``terms`` and their ``starts``."""
-    rows = [plan(terms[starts[i] : starts[i + 1]]) for i in range(len(starts) - 1)]
-    return np.array([[int(v) for v in row] for row in rows], dtype=np.int64).reshape(-1, 4)
-
-
-def simple_args(args: Args) -> Args:
-    """``args`` without its terms where every input rolls simple dice (one kind of die,
-    summed, exploding on its highest faces or not): the block then rolls them without
-    the interpreter, the same dice from the same stream, and its first compile is
-    seconds shorter (the interpreter alone is 2-3 s). Else ``args`` as it is."""
-    return args._replace(terms=None) if len(args.plans) and bool(np.all(args.plans[:, 0])) else args
-
-
-def roll_input(s, a, i, scratch):
-    """One die of input ``i`` of arguments ``a`` (a value's: its whole roll): by its
-    plan where ``a.terms`` is None, else by the interpreter."""
-    raise NotImplementedError("called from kernels only")
-
-
-@overload(roll_input, inline="always")
-def _roll_input_typed(s, a, i, scratch):
-    if isinstance(a.types[a.fields.index("terms")], types.NoneType):
-
-        def planned(s, a, i, scratch):
-            return roll_simple(s, a.plans[i, 1], a.plans[i, 2], a.plans[i, 3], a.consts[i])
-
-        return planned
-
-    def by_interpreter(s, a, i, scratch):
-        return roll_expr(s, a.terms[a.starts[i] : a.starts[i + 1]], a.consts[i], scratch)
-
-    return by_interpreter
+and each input's :func:`~critlab.kernels.vocab.dice.plan` (a row of ``plans``). ``terms``
+is None where every input is simple: the rule's kernels then compile no dice interpreter
+(:func:`~critlab.kernels.fast_dice.roll_stacked`)."""
 
 
 @kernel(inline="always")
@@ -221,7 +183,7 @@ while True:
         break
     o = a.offs[i]
     for t in range(a.widths[i]):
-        v = roll_input(s, a, i, scratch)
+        v = roll_stacked(s, a.terms, a.starts, a.plans, a.consts, i, scratch)
         q = t
         while q > 0 and mem[o + q - 1] < v:
             mem[o + q] = mem[o + q - 1]
@@ -368,7 +330,7 @@ def generated_namespace(user: Any) -> dict[str, Any]:
         "local_state": local_state,
         "local_scratch": local_scratch,
         "local_mem": local_mem,
-        "roll_input": roll_input,
+        "roll_stacked": roll_stacked,
         "add_label": add_label,
         "add_value": add_value,
         "add_counter": add_counter,

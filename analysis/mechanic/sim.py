@@ -32,6 +32,7 @@ from critlab.analysis.spec import Spec
 from critlab.analysis.tally import Layout, Tally
 from critlab.kernels import mechanic as km
 from critlab.kernels.rng import stream_state
+from critlab.kernels.vocab.dice import plans_of
 
 PILOT_TRIALS = 1 << 16
 # The pilot's stream: block index far beyond any run's blocks (10^13 trials are 4e7 blocks).
@@ -48,8 +49,16 @@ def kernel_args(rule: Any, spec: Spec) -> km.Args:
     starts = np.concatenate([[0], np.cumsum([len(t) for t, _ in encoded])]).astype(np.int64)
     consts = np.array([c for _, c in encoded], dtype=np.int64)
     offs, widths = places(tuple(n for _, n, _ in rolls))
-    plans = km.input_plans(terms, starts)
+    plans = plans_of(terms, starts)
     return km.Args(terms, starts, consts, rule.param_values(spec), offs, widths, plans)
+
+
+def simple_args(args: km.Args) -> km.Args:
+    """``args`` without its terms where every input rolls simple dice (one kind of die,
+    summed, exploding on its highest faces or not): the block then rolls them by their
+    plans, the same dice from the same stream, and compiles no dice interpreter (2.6-3.1 s
+    of a first simulation). Else ``args`` as they are."""
+    return args._replace(terms=None) if len(args.plans) and bool(np.all(args.plans[:, 0])) else args
 
 
 class MechanicBlock:
@@ -138,7 +147,7 @@ def simulate_run(mechanic: Any, spec: Spec, options: RunOptions) -> SimResult:
     """Simulate ``spec`` of ``mechanic`` under ``options`` (what
     :meth:`RuleSystem.simulate` runs for a mechanic)."""
     rule = mechanic.rule
-    args = km.simple_args(kernel_args(rule, spec))
+    args = simple_args(kernel_args(rule, spec))
     try:
         ex = rule.exact(spec)
     except ExactTooLarge:

@@ -14,6 +14,8 @@ arguments, and the exact side, never import Numba.
 
 from __future__ import annotations
 
+import numpy as np
+
 KEEP_ALL, KEEP_HIGHEST, KEEP_LOWEST = 0, 1, 2
 # An 'x' term's drop (its dice vary in number): the K lowest (highest) of all its rolls dropped.
 DROP_LOWEST, DROP_HIGHEST = 3, 4
@@ -52,6 +54,18 @@ def plan(terms) -> tuple[bool, int, int, int]:
             if explode in (EXPLODE_ADD, EXPLODE_SEPARATE) and not once and ex_hi >= sides:
                 return True, count, sides, max(ex_lo, 2)
     return False, 0, 1, 2
+
+
+def plans_of(terms, starts) -> np.ndarray:
+    """The :func:`plan` of each of the stacked expressions ``terms[starts[i]:starts[i + 1]]``,
+    one int64 row each (simple, count, sides, first exploding face).
+
+    >>> from critlab.analysis.dice.notation import parse
+    >>> plans_of(np.concatenate([parse("1d8!").encode()[0], parse("2d6").encode()[0]]), [0, 1, 2]).tolist()
+    [[1, 1, 8, 8], [1, 2, 6, 7]]
+    """
+    rows = [plan(terms[starts[i] : starts[i + 1]]) for i in range(len(starts) - 1)]
+    return np.array(rows, dtype=np.int64).reshape(-1, 4)
 
 
 def plan_fields(prefix: str, terms) -> dict[str, bool | int]:

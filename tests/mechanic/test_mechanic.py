@@ -138,14 +138,13 @@ def test_blades_validates_on_two_threads_with_the_same_counts():
 def test_simple_inputs_roll_by_their_plans_the_dice_the_interpreter_rolls(where, params, monkeypatch):
     # exploding trait and wild dice; a pool of d6: every input simple, so the block rolls
     # them without the interpreter (no interpreter to compile), and must draw the same dice
-    from critlab.analysis.mechanic.sim import kernel_args
-    from critlab.kernels import mechanic as km
+    from critlab.analysis.mechanic import sim
 
     m = get_system(where)
     spec = m.make_spec(**params)
-    assert km.simple_args(kernel_args(m.rule, spec)).terms is None
+    assert sim.simple_args(sim.kernel_args(m.rule, spec)).terms is None
     planned = m.simulate(spec, trials=100_000, seed=5, progress=False)
-    monkeypatch.setattr(km, "simple_args", lambda args: args)  # the interpreter's rolls
+    monkeypatch.setattr(sim, "simple_args", lambda args: args)  # the interpreter's rolls
     interpreted = m.simulate(spec, trials=100_000, seed=5, progress=False)
     assert np.array_equal(planned.tally.counts, interpreted.tally.counts)
     for name, hist in planned.tally.hists.items():
