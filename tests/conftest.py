@@ -39,21 +39,15 @@ def dask_client():
         yield client
 
 
-# The smallest valid PNG: one white pixel (what a picture's bytes are never matters to a
-# test of where a report's files go).
-_ONE_PIXEL = bytes.fromhex(
-    "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de"
-    "0000000c4944415408d763f8ffff3f0005fe02fea7359a4f0000000049454e44ae426082"
-)
-
-
 @pytest.fixture
 def undrawn(monkeypatch):
-    """Reports built without drawing their figures (each picture one white pixel): for the
-    tests of a report's folder and files, where drawing was three quarters of the time."""
+    """Reports built without drawing their figures (each picture a white one of its size):
+    for the tests of a report's folder, files and words."""
+    from _pictures import blank_png
+
     from critlab.analysis.report import picture
 
-    monkeypatch.setattr(picture, "png", lambda fig: _ONE_PIXEL)
+    monkeypatch.setattr(picture, "png", blank_png)
 
 
 # The test-only sixth system (tests/toy_duel): its own files and this one registry line.

@@ -1,16 +1,19 @@
 """Every command of README.md runs as printed, in the printed order, on a copy of what a
 fresh clone holds: each ``$ critlab ...`` line of a ``console`` block exits 0, and the
 output lines the README shows under a command are lines it prints (so the README's
-numbers are the engine's, not remembered ones)."""
+numbers are the engine's, not remembered ones).
+
+The commands run in this process, through the command line's own entry point (the
+console script and ``python -m critlab`` only call it; their start-up is tested in
+tests/cli and tests/test_architecture.py): a process each spent more time importing than
+most commands take, and its reports are built without drawing their figures (their words
+are what the README shows; drawing is tested in tests/report)."""
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -38,7 +41,7 @@ def commands() -> list[tuple[str, list[str]]]:
 def _argv(command: str) -> list[str]:
     words = shlex.split(command, comments=True)
     assert words[0] == "critlab", command
-    return [sys.executable, "-m", "critlab", *words[1:]]
+    return words[1:]
 
 
 def _shown(line: str) -> str:
@@ -53,18 +56,19 @@ def test_the_readme_has_commands():
 
 
 @pytest.mark.slow
-def test_every_readme_command_runs_as_printed(tmp_path):
+def test_every_readme_command_runs_as_printed(tmp_path, monkeypatch, capsys, undrawn):
+    from critlab.analysis.cli.main import main
+
     for folder in CARRIED:
         shutil.copytree(ROOT / folder, tmp_path / folder)
-    env = dict(os.environ)
-    env.pop("CRITLAB_DIALECT", None)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CRITLAB_DIALECT", raising=False)
     for command, shown in commands():
-        run = subprocess.run(
-            _argv(command), cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600
-        )
-        assert run.returncode == 0, f"{command}\n{run.stderr[-2000:]}"
-        printed = {" ".join(line.split()) for line in run.stdout.splitlines()}
+        status = main(_argv(command))
+        out, err = capsys.readouterr()
+        assert status == 0, f"{command}\n{err[-2000:]}"
+        printed = {" ".join(line.split()) for line in out.splitlines()}
         for line in shown:
             if line.strip() == "...":  # the README leaves out lines here
                 continue
-            assert _shown(line) in printed, f"{command}: the README shows {line!r}; it printed:\n{run.stdout}"
+            assert _shown(line) in printed, f"{command}: the README shows {line!r}; it printed:\n{out}"

@@ -1,8 +1,9 @@
 """The shipped reports, each built once for the whole run: the trust tests read them and
-the browser tests load them (a build of the built-in report is some 20 s of a worker's
-time). The first worker to ask builds it, under a lock, into a folder that every worker
-of this run shares; each test module gets a copy of its own (the browser tests write
-beside the page)."""
+the browser tests load them (a build of the built-in report is some 10 s of a worker's
+time; drawing its figures took 45 s more, so each picture is a white one of its size,
+which is what the words and the page's layout need). The first worker to ask builds it,
+under a lock, into a folder that every worker of this run shares; each test module gets
+a copy of its own (the browser tests write beside the page)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from _pictures import blank_png
 
-from critlab.analysis.report import build_report
+from critlab.analysis.report import build_report, picture
 
 # The trust tests' trials: every validation's check passes at alpha with these.
 SHIPPED_TRIALS = 20_000
@@ -34,7 +36,9 @@ def shipped(tmp_path_factory) -> Callable[[str, Path], Path]:
         with open(root / f"{name}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
             if not (built / "summary.json").is_file():  # written last: a whole report
-                build_report(config, out=built, trials=SHIPPED_TRIALS, progress=False)
+                with pytest.MonkeyPatch.context() as patch:  # words and layout, not drawing
+                    patch.setattr(picture, "png", blank_png)
+                    build_report(config, out=built, trials=SHIPPED_TRIALS, progress=False)
         mine = tmp_path_factory.mktemp(name) / "out"
         shutil.copytree(built, mine)
         return mine

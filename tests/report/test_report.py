@@ -11,10 +11,11 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from _pictures import blank_png
 
 from critlab.analysis.cli import main as cli
 from critlab.analysis.report import build as report_build
-from critlab.analysis.report import build_report, main
+from critlab.analysis.report import build_report, main, picture
 from critlab.analysis.report.compare import EXACT_TOL, compare
 from critlab.analysis.report.config import DEFAULT_CONFIG, ConfigError, load_config, parse_config
 from critlab.analysis.systems import BUILT_IN, registry
@@ -79,9 +80,13 @@ def write(tmp: Path, text: str, name: str = "tiny.toml") -> Path:
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
+    """A small report, built once for the module: its files, words and numbers (each
+    picture a white one of its size; drawing is tested in test_report_design)."""
     tmp = tmp_path_factory.mktemp("report")
     config = write(tmp, TINY)
-    result = build_report(config, out=tmp / "out", progress=False)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(picture, "png", blank_png)
+        result = build_report(config, out=tmp / "out", progress=False)
     return config, result
 
 
@@ -147,7 +152,7 @@ def test_summary_json_holds_metrics_and_metadata(tiny):
     assert summary["comparison"] is None
 
 
-def test_baseline_against_itself_is_no_change(tiny, tmp_path):
+def test_baseline_against_itself_is_no_change(tiny, tmp_path, undrawn):
     config, first = tiny
     result = build_report(config, out=tmp_path / "again", baseline=first.out / "summary.json", progress=False)
     comparison = result.summary["comparison"]
@@ -156,7 +161,7 @@ def test_baseline_against_itself_is_no_change(tiny, tmp_path):
     assert "no change" in readme.split("## Contents")[0]
 
 
-def test_changed_crit_threshold_shows_the_expected_moves(tiny, tmp_path):
+def test_changed_crit_threshold_shows_the_expected_moves(tiny, tmp_path, undrawn):
     config, first = tiny
     text = config.read_text(encoding="utf-8").replace(
         "params = { thac0 = 15, target_ac = 5 }",
@@ -191,7 +196,7 @@ def test_changed_crit_threshold_shows_the_expected_moves(tiny, tmp_path):
     assert not [t for t in sentences if re.search(r"by ([+-][\d.]+) to \1\b", t)]
 
 
-def test_cli_report_with_overrides(tiny, tmp_path):
+def test_cli_report_with_overrides(tiny, tmp_path, undrawn):
     config, _ = tiny
     out = tmp_path / "cli"
     argv = [

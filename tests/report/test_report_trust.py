@@ -112,7 +112,7 @@ def test_the_first_banner_says_everything_passed(report):
     assert len(re.findall(r'<p class="(?:ok|fail)">', html.split("<nav>")[0])) == 1
 
 
-def test_a_failing_check_makes_the_first_banner_a_failure_and_marks_its_row(tmp_path):
+def test_a_failing_check_makes_the_first_banner_a_failure_and_marks_its_row(tmp_path, undrawn):
     text = DESIGNER.read_text(encoding="utf-8").replace("min = 0.09\nmax = 0.11", "min = 0.2\nmax = 0.3")
     assert "min = 0.2" in text
     config = tmp_path / "designer.toml"
