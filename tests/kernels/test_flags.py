@@ -28,3 +28,14 @@ def test_flags_compare_and_hash_by_their_values():
     assert a == b and hash(a) == hash(b)
     b.boundscheck = True
     assert a != b
+
+
+def test_the_hash_and_equality_are_numbas_own():
+    # Numba's: the hash of the sorted option names (its values() iterated), equality by values
+    a, b = Flags(), Flags()
+    b.nrt = Flags.options["nrt"].default  # set to its default: stored differently, the same values
+    assert hash(a) == hash(tuple(sorted(Flags.options))) == hash(b)
+    assert a == b and a._values != b._values
+    b.nrt = not b.nrt
+    assert a != b and hash(a) == hash(b)
+    assert (a == object()) is False
