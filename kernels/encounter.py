@@ -8,43 +8,44 @@ left, ties in listed order; ``random``: uniformly), and the attack is one trial 
 attacker's system against that target, ``trial(s, args, scratch)`` of its kernel module,
 rolling die by die; its damage comes off the target's hit points.
 
-Attackers of different systems meet in one kernel: every (attacker, target) pair has a
-kind (which of the encounter's systems) and a slot in that kind's tuple of kernel
-arguments (the target's defense applied), and an attack dispatches on the kind over a
-fixed set of at most :data:`MAX_KINDS` systems. As for fights (:mod:`critlab.kernels.fight`)
-the loop is written once (:func:`_block`) and specialised by :func:`block_for` per tuple
-of systems, each ``attack_k`` bound to a system's attack; unused kinds are bound to
-:func:`no_attack` with a placeholder tuple. Each system's attack is compiled once as a
-function of its own (:func:`attack_for`) and called, not inlined: inlining several
-systems' trials into one loop compiled for many minutes. Each specialisation has its own
-name in this file, so it is cached on disk like every kernel. A ``best`` side's lookups
-in its table are kernels of their own (:mod:`critlab.kernels.best_table`), called.
+Attackers of different systems meet in one kernel, compiled once for every encounter:
+every (attacker, target) pair has its kind's attack, called through its address, and its
+arguments, written as bytes into one buffer (:mod:`critlab.kernels.indirect`): the block's
+types name no system and no number of pairs, so an encounter of attack kinds already
+compiled compiles nothing. Each system's attack is compiled once as a function of its own
+(:func:`attack_for`) and called, not inlined: inlining several systems' trials into one
+loop compiled for many minutes. Its wrapper, which reads its arguments from the bytes, is
+compiled once per system and argument type, cached on disk like every kernel. A ``best``
+side's lookups in its table are kernels of their own (:mod:`critlab.kernels.best_table`),
+called. :class:`EncounterKernel` writes the pairs' bytes and addresses in the process that
+runs the block (an address is a process's own), and travels to a Dask worker by the kinds'
+names.
 
 A designer's own mechanic is a kind too: its attack is compiled from its rule at run time
-(:func:`mechanic_attack`) and registered under a kind name of its own
-(:func:`add_attack`); a block calling it has no source file to be cached by, so it is
-cached in the folder and under the key its caller gives (the mechanic's cache,
-:func:`critlab.kernels.mechanic.cache_in`).
+(:func:`mechanic_attack`), and its wrapper cached in the folder and under the key its
+caller gives (the mechanic's cache, :func:`critlab.kernels.mechanic.cache_in`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import linecache
 import threading
 from collections import namedtuple
-from dataclasses import dataclass
 from typing import Any
 
-from numba import carray, njit, types
-from numba.core import cgutils
+import numpy as np
+from numba import carray, njit, typeof, types
 from numba.core.extending import intrinsic
 
+from critlab.kernels import indirect
 from critlab.kernels import mechanic as km
 from critlab.kernels.best_table import best_pick, order_row
 from critlab.kernels.bins import add_counter, add_label, add_value
 from critlab.kernels.dice import _stack_int64, local_scratch
 from critlab.kernels.fight import trial_of
-from critlab.kernels.jit import JIT_OPTIONS, bind, kernel
+from critlab.kernels.indirect import call_attack, data_ptr, offset
+from critlab.kernels.jit import bind, kernel
 from critlab.kernels.rng import bounded, die, local_state
 from critlab.kernels.vocab import vocabulary
 
@@ -54,31 +55,30 @@ Policy = vocabulary("Policy", "focus weakest random best", module=__name__)
 Counter = vocabulary("Counter", "decided_rounds_sum attacks any_down_a any_down_b", module=__name__)
 # Histogram 0 is the rounds; histogram 1 + k is combatant k's hit points left.
 ROUNDS = 0
-# Three built-in systems and a mechanic: every kind a placeholder costs nothing to run.
-MAX_KINDS = 4
 # Two sides of at most 10 (critlab.analysis.encounter.declare.MAX_SIDE).
 MAX_COMBATANTS = 20
 
 Args = namedtuple(
     "Args",
-    "n n_a hp attacks initiative policy order max_rounds pair_kind pair_slot pairs0 pairs1 pairs2 pairs3 "
+    "n n_a hp attacks initiative policy order max_rounds pair_fn pair_at packed "
     "table keys_a mult_a keys_b mult_b order_keys order_index",
 )
 """The block's arguments: ``n`` combatants (side a's ``n_a`` first), their ``hp``,
 ``attacks`` and ``initiative`` (int64 arrays), each side's ``policy`` (an int64 array of
 two :data:`Policy` codes), the :data:`Order` code, ``max_rounds``, and per (attacker,
-target) pair (flat, ``i * n + j``) its ``pair_kind`` and its ``pair_slot`` in
-``pairs0`` .. ``pairs3``: the kernel arguments of each kind's pairs. A side playing
-``best`` follows ``table[order, attack, a_state, b_state]`` (the target member the exact
-walk chose; -1 where none): a side's state is found by its key (hit points times
+target) pair (flat, ``i * n + j``) the address of its kind's attack (``pair_fn``) and where
+its arguments start in the bytes ``packed`` (``pair_at``; see :mod:`critlab.kernels.indirect`).
+A side playing ``best`` follows ``table[order, attack, a_state, b_state]`` (the target member
+the exact walk chose; -1 where none): a side's state is found by its key (hit points times
 ``mult_a``, summed) among the sorted ``keys_a`` (``keys_b``), the order of turns by its
 Lehmer code among the sorted ``order_keys`` (``order_index``: its row of the table)."""
 
-
-@kernel
-def no_attack(s, a, scratch):
-    """Stands for a kind an encounter does not use (never called)."""
-    return 0
+Plan = namedtuple("Plan", "kinds pair_kind pairs args")
+"""What an encounter simulates, picklable (no address in it): its attacks' ``kinds`` (a
+system's kernel module, or a mechanic's name), per pair its kind's index (``pair_kind``,
+-1 for two of one side) and kernel arguments (``pairs``, None for two of one side), and the
+block's :data:`Args` with ``pair_fn``, ``pair_at`` and ``packed`` yet to be filled in
+(:meth:`EncounterKernel.bound`)."""
 
 
 def system_trial(s, a, scratch):
@@ -89,14 +89,6 @@ def system_trial(s, a, scratch):
 def _one_attack(s, a, scratch):
     """The damage of one attack of a system (its ``trial`` bound as ``system_trial``)."""
     return system_trial(s, a, scratch)[1]
-
-
-def attack_0(s, a, scratch):
-    """Stands for kind 0's attack in :func:`_attack` (bound by :func:`block_for`)."""
-    raise NotImplementedError("bound per tuple of systems by block_for")
-
-
-attack_1 = attack_2 = attack_3 = attack_0
 
 
 @kernel(inline="always")
@@ -125,21 +117,6 @@ def _pick(s, hp, lo, hi, policy):
     return -1
 
 
-def _strip(context, builder, ty, value):
-    """``value`` of type ``ty`` with every array in it unowned (see :func:`_unowned`)."""
-    if isinstance(ty, types.Array):
-        ary = context.make_array(ty)(context, builder, value=value)
-        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
-        ary.parent = cgutils.get_null_value(ary.parent.type)
-        return ary._getvalue()
-    if isinstance(ty, types.BaseTuple):
-        for k, member in enumerate(ty.types):
-            inner = _strip(context, builder, member, builder.extract_value(value, k))
-            value = builder.insert_value(value, inner, k)
-        return value
-    return value
-
-
 @intrinsic
 def _unowned(typingctx, value):
     """``value`` (an array, or tuples and named tuples holding arrays) with no reference
@@ -149,24 +126,9 @@ def _unowned(typingctx, value):
     sig = value(value)
 
     def codegen(context, builder, signature, args):
-        return _strip(context, builder, signature.args[0], args[0])
+        return indirect._unowned_value(context, builder, signature.args[0], args[0])
 
     return sig, codegen
-
-
-def _attack(s, kinds, slots, p0, p1, p2, p3, pair, scratch):
-    """The damage of one attack of pair ``pair`` (attacker * n + target): its kind's
-    attack on its slot's arguments. The arguments come in as the block's own locals, read
-    from its arguments once: each read of a tuple of arrays inside the loop counted its
-    arrays' references atomically, three quarters of the time of an encounter."""
-    kind, slot = kinds[pair], slots[pair]
-    if kind == 0:
-        return attack_0(s, p0[slot], scratch)
-    if kind == 1:
-        return attack_1(s, p1[slot], scratch)
-    if kind == 2:
-        return attack_2(s, p2[slot], scratch)
-    return attack_3(s, p3[slot], scratch)
 
 
 def _block(s, n_trials, out, layout, a):
@@ -184,8 +146,8 @@ def _block(s, n_trials, out, layout, a):
     pending = carray(_stack_int64(MAX_COMBATANTS), n)
     a = _unowned(a)
     start_hp, attacks_of, initiative = a.hp, a.attacks, a.initiative
-    kinds, slots = a.pair_kind, a.pair_slot
-    p0, p1, p2, p3 = a.pairs0, a.pairs1, a.pairs2, a.pairs3
+    fns, at = a.pair_fn, a.pair_at
+    packed, state, work = data_ptr(a.packed), data_ptr(s), data_ptr(scratch)
     policies = a.policy
     for _ in range(n_trials):
         for i in range(n):
@@ -243,7 +205,8 @@ def _block(s, n_trials, out, layout, a):
                         )  # fmt: skip
                     else:
                         t = _pick(s, hp, lo, hi, policy)
-                    d = max(0, _attack(s, kinds, slots, p0, p1, p2, p3, i * n + t, scratch))
+                    pair = i * n + t
+                    d = max(0, call_attack(fns[pair], state, work, offset(packed, at[pair])))
                     attacks += 1
                     if at_once:
                         pending[t] += d
@@ -294,65 +257,121 @@ def _block(s, n_trials, out, layout, a):
         add_counter(out, layout, Counter.ANY_DOWN_B, down_b)
 
 
-_BLOCKS: dict[tuple[str, ...], object] = {}
+block = kernel(_block)
+"""The encounter block: ``block(state, n, out, layout, args)`` with :data:`Args` (compiled
+once, then cached on disk, whatever the encounter's kinds and size)."""
+
 _ATTACKS: dict[str, object] = {}
-_REGISTERED: dict[str, object] = {}  # kinds given by add_attack
+_WRAPPERS: dict[tuple, Any] = {}
 _LOCK = threading.Lock()
 
 
-def add_attack(kind: str, fn) -> None:
-    """Register ``fn(s, args, scratch)``, a compiled attack returning its damage (a
-    mechanic's, :func:`mechanic_attack`), as kind ``kind`` for
-    :func:`block_for` (a name no kernel module has: ``mechanic_<key>``)."""
-    with _LOCK:
-        _REGISTERED[kind] = fn
-
-
 def attack_for(module: str):
-    """One attack of the system whose kernel module is ``module``: its damage
-    (compiled on first call, then cached on disk), or the attack registered as kind
-    ``module`` by :func:`add_attack`. A function of its own, called and not inlined, so
-    that every block calling it links the one compiled copy. Inlined, every tuple of
-    systems and every shape of an encounter (a kind's pairs are a tuple, its length part
-    of the block's type) compiled the systems' trials anew: measured on the example party
-    against its ogre from an empty cache, the first simulation 55.8 s inlined and 40.7 s
-    called, another shape after it 45.0 s and 7.9 s; the call costs 18% of the speed
-    (0.93 M against 0.76 M encounters a second on one thread)."""
-    fn = _REGISTERED.get(module) or _ATTACKS.get(module)
-    if fn is None:
-        name = "attack_" + module.rpartition(".")[2]
-        py = bind(_one_attack, name, system_trial=trial_of(module))  # the cache's file name: one per system
-        fn = _ATTACKS[module] = kernel(py)
+    """One attack of the system whose kernel module is ``module``: its damage (compiled
+    on first call, then cached on disk). A function of its own, called and not inlined:
+    inlined, every tuple of systems and every shape of an encounter compiled the systems'
+    trials anew (measured on the example party against its ogre from an empty cache, the
+    first simulation 55.8 s inlined and 40.7 s called, another shape after it 45.0 s and
+    7.9 s; the call cost 18% of the speed, 0.93 M against 0.76 M encounters a second on
+    one thread)."""
+    with _LOCK:
+        fn = _ATTACKS.get(module)
+        if fn is None:
+            name = "attack_" + module.rpartition(".")[2]
+            # the name is the cache's file name: one per system
+            py = bind(_one_attack, name, system_trial=trial_of(module))
+            fn = _ATTACKS[module] = kernel(py)
     return fn
 
 
-def block_for(modules: tuple[str, ...], cache: tuple[str, str] | None = None):
-    """The encounter block for the systems whose kernel modules are ``modules`` (1 to
-    :data:`MAX_KINDS`, kind ``k`` the ``k``-th; or kinds registered by
-    :func:`add_attack`), compiled on first call, then cached on disk:
-    ``block(state, n, out, layout, args)`` with :data:`Args`. ``cache`` is ``(folder,
-    key)`` for a block calling a registered attack (which this file's cache cannot key),
-    None to cache it beside this file or, with a registered attack, not at all."""
-    if not 1 <= len(modules) <= MAX_KINDS:
-        raise ValueError(f"an encounter block takes 1..{MAX_KINDS} systems, got {len(modules)}")
+def type_tag(args_type: types.Type) -> str:
+    """A short name for a Numba type, the same in every process (a cache file's name)."""
+    return hashlib.sha256(str(args_type).encode()).hexdigest()[:12]
+
+
+def wrapper_of(attack: Any, args_type: types.Type, name: str, cache: tuple[str, str] | None) -> Any:
+    """:func:`critlab.kernels.indirect.wrapper` of ``attack`` for ``args_type``, made once
+    per process."""
+    key = (name, args_type)
     with _LOCK:
-        blk = _BLOCKS.get(modules)
-        if blk is None:
-            name = "block_" + "_".join(m.rpartition(".")[2] for m in modules)
-            bound = {f"attack_{k}": no_attack for k in range(MAX_KINDS)}
-            bound.update({f"attack_{k}": attack_for(m) for k, m in enumerate(modules)})
-            bound["_attack"] = kernel(inline="always")(bind(_attack, "dispatch_" + name, **bound))
-            fn = bind(_block, name, **bound)  # the cache's file name: one per tuple of systems
-            if cache is not None:
-                options = km.cache_in(fn, *cache)
-                options.pop("boundscheck")  # the block is critlab's; the rule checks in its attack
-                blk = njit(**options)(fn)
-            elif any(m in _REGISTERED for m in modules):  # nowhere to cache it
-                blk = njit(**{k: v for k, v in JIT_OPTIONS.items() if k != "cache"})(fn)
-            else:
-                blk = kernel(fn)
-            _BLOCKS[modules] = blk
-    return blk
+        made = _WRAPPERS.get(key)
+    if made is None:
+        made = indirect.wrapper(attack, args_type, name, cache)
+        with _LOCK:
+            made = _WRAPPERS.setdefault(key, made)
+    return made
+
+
+class EncounterKernel:
+    """The encounter block with the attacks of ``kinds`` (systems' kernel modules, and
+    kinds whose attacks ``others`` gives: ``others.attack(kind)`` is ``(attack, name,
+    cache)`` or None, as :meth:`attack`), picklable by those: each process that runs it
+    makes the kinds' wrappers (or loads them from its own cache) and writes the pairs'
+    bytes and addresses itself."""
+
+    __slots__ = ("_bound", "kinds", "others")
+
+    def __init__(self, kinds: tuple[str, ...], others: Any = None) -> None:
+        self.kinds, self.others = tuple(kinds), others
+        self._bound: dict[int, tuple[Any, Args]] = {}
+
+    def __reduce__(self) -> tuple:
+        return (EncounterKernel, (self.kinds, self.others))
+
+    def attack(self, kind: str) -> tuple[Any, str, tuple[str, str] | None]:
+        """``(attack, name, cache)`` of ``kind``: its compiled attack, its wrapper's cache
+        file name (the argument type's tag is added), and its cache (``(folder, key)``, or
+        None: beside this file)."""
+        given = None if self.others is None else self.others.attack(kind)
+        return given or (attack_for(kind), "attack_" + kind.rpartition(".")[2], None)
+
+    def attacks(self) -> list[Any]:
+        """Each kind's compiled attack (what compiles, with the block, on a first run)."""
+        return [self.attack(kind)[0] for kind in self.kinds]
+
+    @staticmethod
+    def _sample(plan: Plan, kind: int) -> Any:
+        return plan.pairs[int(np.flatnonzero(plan.pair_kind == kind)[0])]
+
+    def bound(self, plan: Plan) -> Args:
+        """The block's arguments for ``plan`` in this process (made once per plan): every
+        pair's kind's attack address and its arguments' bytes. Every pair of a kind has
+        the kind's argument type (a ValueError otherwise: the bytes would be misread)."""
+        with _LOCK:
+            found = self._bound.get(id(plan))
+        if found is not None and found[0] is plan:
+            return found[1]
+        types_of, addresses = [], []
+        for k, kind in enumerate(self.kinds):
+            attack, name, cache = self.attack(kind)
+            args_type = typeof(self._sample(plan, k))
+            types_of.append(args_type)
+            wrapped = wrapper_of(attack, args_type, f"{name}_{type_tag(args_type)}", cache)
+            addresses.append(wrapped.address)
+        n_pairs = plan.pair_kind.shape[0]
+        fns, at = np.zeros(n_pairs, dtype=np.int64), np.zeros(n_pairs, dtype=np.int64)
+        end = 0
+        for p in range(n_pairs):
+            k = int(plan.pair_kind[p])
+            if k < 0:
+                continue
+            if typeof(plan.pairs[p]) != types_of[k]:
+                raise ValueError(f"pair {p} of kind {self.kinds[k]} has arguments of another type")
+            fns[p], at[p] = addresses[k], end
+            end += -(-indirect.size_of(plan.pairs[p]) // indirect.ALIGN) * indirect.ALIGN
+        packed = np.zeros(max(end, 1), dtype=np.uint8)
+        for p in range(n_pairs):
+            if plan.pair_kind[p] >= 0:
+                indirect.pack(packed, at[p], plan.pairs[p])
+        args = plan.args._replace(pair_fn=fns, pair_at=at, packed=packed)
+        with _LOCK:
+            if len(self._bound) >= 8:  # a few plans at a time: a sweep's points one after another
+                self._bound.clear()
+            self._bound[id(plan)] = (plan, args)  # the plan held: its id is not reused meanwhile
+        return args
+
+    def __call__(self, state, n, out, layout, plan) -> None:
+        block(state, n, out, layout, self.bound(plan))
 
 
 # One attack of a mechanic's rule: a single trial of the mechanic's simulation block
@@ -385,7 +404,8 @@ def mechanic_attack(
     :func:`critlab.kernels.dice.roll_expr`) and returns item ``value`` of the rule's
     result as an int64 (1 + the index of its damage among the values). ``user``,
     ``cache`` and ``tag`` as for :func:`critlab.kernels.mechanic.make_kernels`; compiled
-    on first call (or loaded from the disk cache); its caller registers it (:func:`add_attack`).
+    on first call (or loaded from the disk cache); its caller gives it to the block
+    (:meth:`EncounterKernel.attack`).
     """
     params = "".join(f", p[{i}]" for i in range(n_params))
     source = _ATTACK.format(params=params, value=value)
@@ -396,14 +416,3 @@ def mechanic_attack(
     exec(compile(source, filename, "exec"), namespace)
     fn = namespace["attack"]
     return njit(**(km.cache_in(fn, *cache) if cache else km.cache_in(fn, None, "")))(fn)
-
-
-@dataclass(frozen=True)
-class EncounterKernel:
-    """The encounter block of one tuple of kernel modules, picklable by those names (a
-    Dask worker builds the same specialisation and loads it from its own cache)."""
-
-    modules: tuple[str, ...]
-
-    def __call__(self, state, n, out, layout, args) -> None:
-        block_for(self.modules)(state, n, out, layout, args)

@@ -102,12 +102,18 @@ install_inlining()  # every kernel compiles with it: see critlab.kernels.inlinin
 install_flags()  # the flags of every typed call compared in one pass: see critlab.kernels.flags
 
 
+def mark(f):
+    """Mark ``f`` as a critlab kernel, for the stamped cache locators above (what
+    :func:`kernel` does; a ``cfunc`` is marked so before it is compiled)."""
+    setattr(f, _MARK, True)
+    return f
+
+
 def kernel(fn=None, /, **extra):
     """Decorate a function as a critlab kernel (``@kernel`` or ``@kernel(inline="always")``)."""
 
     def wrap(f):
-        setattr(f, _MARK, True)  # read by the cache locators above
-        return njit(**JIT_OPTIONS, **extra)(f)
+        return njit(**JIT_OPTIONS, **extra)(mark(f))
 
     return wrap(fn) if fn is not None else wrap
 

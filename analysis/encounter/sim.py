@@ -9,13 +9,15 @@ one validator, :func:`critlab.analysis.validate.validate`. An encounter the exac
 refuses still simulates (its histograms over every round and hit point). Same seed, same
 counts on any thread count or cluster.
 
-A designer's own mechanic attacks by its compiled rule: one trial of it, its ``damage``
-value floored at 0, the target's ``defense`` applied to its parameters, as one more kind
-beside the systems' (at most :data:`critlab.kernels.encounter.MAX_KINDS` in all). The
-rule's attack and the block that calls it are built at run time, so they are cached on
-disk as the mechanic's drivers are (:mod:`critlab.analysis.mechanic.cache`: keyed by the
-rule, its declaration, the versions and the kernels' sources), and
-:class:`MechanicEncounterKernel` travels to a Dask worker by the mechanics' references.
+The block is one kernel for every encounter, whatever its kinds of attack and its size:
+each pair's attack is called through its address (:mod:`critlab.kernels.indirect`), so an
+encounter of attacks already compiled compiles nothing. A designer's own mechanic attacks
+by its compiled rule: one trial of it, its ``damage`` value floored at 0, the target's
+``defense`` applied to its parameters, as one more kind beside the systems'. The rule's
+attack and its wrapper are built at run time, so they are cached on disk as the
+mechanic's drivers are (:mod:`critlab.analysis.mechanic.cache`: keyed by the rule, its
+declaration, the versions and the kernels' sources), and :class:`MechanicAttacks` travel
+to a Dask worker by the mechanics' references.
 """
 
 from __future__ import annotations
@@ -69,29 +71,25 @@ def _pair_kernel(spec: Any, who: str) -> tuple[str, Any]:
 
 def kernel_plan(enc: Encounter) -> tuple[tuple[str, ...], Any]:
     """The kinds of the encounter's attacks (kind ``k`` the ``k``-th: a system's kernel
-    module, or a mechanic's reference) and the block's arguments
-    (:data:`critlab.kernels.encounter.Args`); a SpecError naming the first attacker whose
+    module, or a mechanic's reference) and what the block simulates
+    (:data:`critlab.kernels.encounter.Plan`); a SpecError naming the first attacker whose
     attack cannot be simulated here."""
     from critlab.kernels import encounter as k
 
     people = enc.combatants
     planned = {pair: _pair_kernel(spec, people[pair[0]].name) for pair, spec in enc.pair_specs().items()}
     modules = tuple(sorted({module for module, _ in planned.values()}))
-    if len(modules) > k.MAX_KINDS:
-        raise SpecError(
-            "attack",
-            len(modules),
-            f"an encounter simulates attacks of at most {k.MAX_KINDS} systems and mechanics",
-        )
     n = len(people)
-    kind = np.zeros(n * n, dtype=np.int64)
-    slot = np.zeros(n * n, dtype=np.int64)
-    pairs: list[list[Any]] = [[] for _ in range(k.MAX_KINDS)]
+    kind = np.full(n * n, -1, dtype=np.int64)
+    pairs: list[Any] = [None] * (n * n)
     for (i, j), (module, args) in planned.items():
         kind[i * n + j] = modules.index(module)
-        slot[i * n + j] = len(pairs[kind[i * n + j]])
-        pairs[kind[i * n + j]].append(args)
-    pairs = [_simple_kind(kind_args) for kind_args in pairs]
+        pairs[i * n + j] = args
+    for k_index in range(len(modules)):
+        mine = [p for p in range(n * n) if kind[p] == k_index]
+        for p, simple in zip(mine, _simple_kind([pairs[p] for p in mine]), strict=True):
+            pairs[p] = simple
+    none = np.zeros(0, dtype=np.int64)
     args = k.Args(
         n=n,
         n_a=enc.n_a,
@@ -101,22 +99,19 @@ def kernel_plan(enc: Encounter) -> tuple[tuple[str, ...], Any]:
         policy=np.array([TARGETING.index(enc.a.targeting), TARGETING.index(enc.b.targeting)], dtype=np.int64),
         order=ORDERS.index(enc.order),
         max_rounds=enc.max_rounds,
-        pair_kind=kind,
-        pair_slot=slot,
-        # an unused kind gets a placeholder its stand-in trial never reads
-        pairs0=tuple(pairs[0]) or (0,),
-        pairs1=tuple(pairs[1]) or (0,),
-        pairs2=tuple(pairs[2]) or (0,),
-        pairs3=tuple(pairs[3]) or (0,),
+        # each pair's attack and bytes: written where the block runs (an address is a process's own)
+        pair_fn=none,
+        pair_at=none,
+        packed=np.zeros(0, dtype=np.uint8),
         **_table_args(enc),
     )
-    return modules, args
+    return modules, k.Plan(modules, kind, tuple(pairs), args)
 
 
 def _simple_kind(kind_args: list[Any]) -> list[Any]:
     """A kind's pairs' arguments without their dice terms where every pair rolls simple
     dice only (:func:`~critlab.kernels.vocab.dice.simple_only`), so its attack compiles no
-    interpreter; else as they are (a kind's pairs are one tuple, of one type)."""
+    interpreter; else as they are (a kind's pairs are of one type: its attack reads them so)."""
     simple = [simple_only(a) for a in kind_args]
     return simple if all(s is not a for s, a in zip(simple, kind_args, strict=True)) else kind_args
 
@@ -174,69 +169,66 @@ def _is_mechanic(kind: str) -> bool:
     return ":" in kind  # a reference, rules.py:attack; a kernel module's name has no colon
 
 
-_BUILT: dict[tuple[str, ...], Any] = {}  # the compiled blocks by their kinds' names
+class MechanicAttacks:
+    """The attacks of an encounter's own mechanics (the kinds of ``kinds`` that are
+    mechanics' references, as :func:`kernel_plan` names them), compiled (or loaded from the
+    disk cache) when made, so that a failure is one line before any trial: what
+    :class:`~critlab.kernels.encounter.EncounterKernel` calls for those kinds. ``samples``
+    holds, for each mechanic kind, one pair's kernel arguments (the types its attack is
+    compiled for); ``mechanics`` the mechanics by kind, where they are at hand (else each
+    is loaded by its reference). Picklable by the kinds and samples: a Dask worker loads
+    the mechanics again and their compiled forms from its own cache."""
 
-
-class MechanicEncounterKernel:
-    """The encounter block of kinds some of which are own mechanics (``kinds`` as
-    :func:`kernel_plan` names them), compiled (or loaded from the disk cache) when made.
-    ``samples`` holds, for each mechanic kind, one pair's kernel arguments (the types its
-    attack is compiled for); ``mechanics`` the mechanics by kind, where they are at hand
-    (else each is loaded by its reference). Picklable by the kinds and samples: a Dask
-    worker loads the mechanics again and its compiled forms from its own cache."""
-
-    __slots__ = ("block", "kinds", "samples")
+    __slots__ = ("kinds", "made", "samples")
 
     def __init__(
         self, kinds: tuple[str, ...], samples: dict[str, Any], mechanics: dict[str, Any] | None = None
     ) -> None:
-        from critlab.analysis.mechanic.cache import cache_root, key_of
         from critlab.analysis.mechanic.load import resolve
         from critlab.analysis.mechanic.sim import encounter_attack
-        from critlab.kernels import encounter as k
 
         self.kinds, self.samples = kinds, samples
-        names = []
+        self.made = {}
         for kind in kinds:
-            if not _is_mechanic(kind):
-                names.append(kind)
-                continue
-            mech = (mechanics or {}).get(kind) or resolve(kind)
-            name, attack = encounter_attack(mech.rule, samples[kind])
-            k.add_attack(name, attack)
-            names.append(name)
-        names = tuple(names)
-        block = _BUILT.get(names)
-        if block is None:
-            root = cache_root()
-            # the kinds' names hold the rules' cache keys: the block links their attacks in
-            key = key_of("encounter block", names)
-            block = k.block_for(names, None if root is None else (str(root / key[:32]), key))
-            _BUILT[names] = block
-        self.block = block
-
-    def __call__(self, state: np.ndarray, n: int, out: np.ndarray, layout: np.ndarray, args: Any) -> None:
-        self.block(state, n, out, layout, args)
+            if _is_mechanic(kind):
+                mech = (mechanics or {}).get(kind) or resolve(kind)
+                self.made[kind] = encounter_attack(mech.rule, samples[kind])
 
     def __reduce__(self) -> tuple:
-        return (MechanicEncounterKernel, (self.kinds, self.samples))
+        return (MechanicAttacks, (self.kinds, self.samples))
+
+    def attack(self, kind: str) -> tuple[Any, str, tuple[str, str] | None] | None:
+        """``(attack, name, cache)`` of a mechanic's kind (its wrapper cached in the
+        mechanics' cache, keyed by the rule's key), None for a system's."""
+        if kind not in self.made:
+            return None
+        from critlab.analysis.mechanic.cache import cache_root, key_of
+
+        name, attack = self.made[kind]
+        root = cache_root()
+        key = key_of("encounter attack", name)  # the name holds the rule's cache key
+        return attack, name, None if root is None else (str(root / key[:32]), key)
 
 
 def encounter_kernel(enc: Encounter, modules: tuple[str, ...], args: Any) -> Any:
-    """The block's kernel for the kinds ``modules`` of :func:`kernel_plan`:
-    :class:`~critlab.kernels.encounter.EncounterKernel` for systems alone, else
-    :class:`MechanicEncounterKernel`."""
+    """The block's kernel for the kinds ``modules`` of :func:`kernel_plan` (``args`` its
+    plan): :class:`~critlab.kernels.encounter.EncounterKernel`, with the
+    :class:`MechanicAttacks` of the kinds that are own mechanics."""
     from critlab.kernels import encounter as k
 
     if not any(_is_mechanic(kind) for kind in modules):
         return k.EncounterKernel(modules)
-    samples = {kind: getattr(args, f"pairs{i}")[0] for i, kind in enumerate(modules) if _is_mechanic(kind)}
+    samples = {
+        kind: args.pairs[int(np.flatnonzero(args.pair_kind == i)[0])]
+        for i, kind in enumerate(modules)
+        if _is_mechanic(kind)
+    }
     mechanics = {}
     for spec in enc.pair_specs().values():
         system = type(spec).rule_system
         if getattr(system, "rule", None) is not None:
             mechanics[system.where] = system
-    return MechanicEncounterKernel(modules, samples, mechanics)
+    return k.EncounterKernel(modules, MechanicAttacks(modules, samples, mechanics))
 
 
 def _rules(enc: Encounter) -> list[Any]:
@@ -277,10 +269,10 @@ def simulated_metrics(enc: Encounter, tally: Tally) -> dict[str, Any]:
     return metrics
 
 
-def _compile_saying_so(kernel: Any, modules: tuple[str, ...], layout: Layout, args: Any) -> None:
-    """Compile the encounter's block now if it is not compiled or cached, saying so on
-    stderr (a line before, one after with the seconds), at a terminal or not: a first
-    simulation is otherwise silent for many seconds."""
+def _compile_saying_so(kernel: Any, layout: Layout, args: Any) -> None:
+    """Compile the encounter's block and its kinds' attacks now where they are not
+    compiled or cached, saying so on stderr (a line before, one after with the seconds),
+    at a terminal or not: a first simulation is otherwise silent for many seconds."""
     import sys
     import time
 
@@ -288,8 +280,7 @@ def _compile_saying_so(kernel: Any, modules: tuple[str, ...], layout: Layout, ar
     from critlab.kernels import encounter as k
     from critlab.kernels.rng import stream_state
 
-    block = getattr(kernel, "block", None) or k.block_for(modules)
-    if not needs_compiling(block):
+    if not any(needs_compiling(d) for d in (k.block, *kernel.attacks())):
         return
     print(
         "critlab: compiling the encounter simulator (once on this machine, then cached)",
@@ -345,7 +336,7 @@ def simulate_encounter(
     layout = encounter_layout(enc, exact)
     kernel = encounter_kernel(enc, modules, args)
     if progress is not False and client is None:
-        _compile_saying_so(kernel, modules, layout, args)
+        _compile_saying_so(kernel, layout, args)
     try:
         tally = simulate_tally(
             layout,
@@ -371,7 +362,7 @@ def simulate_encounter(
 __all__ = [
     "COUNTERS",
     "EncounterSim",
-    "MechanicEncounterKernel",
+    "MechanicAttacks",
     "encounter_kernel",
     "encounter_layout",
     "kernel_plan",
