@@ -126,7 +126,7 @@ def _unowned(typingctx, value):
     sig = value(value)
 
     def codegen(context, builder, signature, args):
-        return indirect._unowned_value(context, builder, signature.args[0], args[0])
+        return indirect.unowned_value(context, builder, signature.args[0], args[0])
 
     return sig, codegen
 

@@ -41,8 +41,9 @@ SIGNATURE = types.int64(types.voidptr, types.voidptr, types.voidptr)
 ALIGN = 16  # each pair's arguments start at a multiple of this many bytes
 
 
-def _unowned_value(context, builder, ty, value):
-    """``value`` of type ``ty`` with every array in it unowned (its meminfo and parent null)."""
+def unowned_value(context, builder, ty, value):
+    """``value`` of type ``ty`` with every array in it unowned (its meminfo and parent null):
+    code generation shared by the intrinsics that pass arguments on without counting them."""
     if isinstance(ty, types.Array):
         ary = context.make_array(ty)(context, builder, value=value)
         ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
@@ -50,7 +51,7 @@ def _unowned_value(context, builder, ty, value):
         return ary._getvalue()
     if isinstance(ty, types.BaseTuple):
         for k, member in enumerate(ty.types):
-            inner = _unowned_value(context, builder, member, builder.extract_value(value, k))
+            inner = unowned_value(context, builder, member, builder.extract_value(value, k))
             value = builder.insert_value(value, inner, k)
     return value
 
@@ -112,7 +113,7 @@ def _store(typingctx, ptr, value):
         ty = signature.args[1]
         model = context.data_model_manager[ty]
         at = builder.bitcast(args[0], model.get_data_type().as_pointer())
-        builder.store(model.as_data(builder, _unowned_value(context, builder, ty, args[1])), at)
+        builder.store(model.as_data(builder, unowned_value(context, builder, ty, args[1])), at)
         return context.get_dummy_value()
 
     return types.none(types.voidptr, value), codegen
