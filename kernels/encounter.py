@@ -284,6 +284,12 @@ def attack_for(module: str):
     return fn
 
 
+def sample(plan: Plan, kind: int) -> Any:
+    """The kernel arguments of the first pair of kind ``kind`` (every pair of a kind has
+    its type): what the kind's attack and wrapper are compiled for."""
+    return plan.pairs[int(np.flatnonzero(plan.pair_kind == kind)[0])]
+
+
 def type_tag(args_type: types.Type) -> str:
     """A short name for a Numba type, the same in every process (a cache file's name)."""
     return hashlib.sha256(str(args_type).encode()).hexdigest()[:12]
@@ -329,10 +335,6 @@ class EncounterKernel:
         """Each kind's compiled attack (what compiles, with the block, on a first run)."""
         return [self.attack(kind)[0] for kind in self.kinds]
 
-    @staticmethod
-    def _sample(plan: Plan, kind: int) -> Any:
-        return plan.pairs[int(np.flatnonzero(plan.pair_kind == kind)[0])]
-
     def bound(self, plan: Plan) -> Args:
         """The block's arguments for ``plan`` in this process (made once per plan): every
         pair's kind's attack address and its arguments' bytes. Every pair of a kind has
@@ -344,7 +346,7 @@ class EncounterKernel:
         types_of, addresses = [], []
         for k, kind in enumerate(self.kinds):
             attack, name, cache = self.attack(kind)
-            args_type = typeof(self._sample(plan, k))
+            args_type = typeof(sample(plan, k))
             types_of.append(args_type)
             wrapped = wrapper_of(attack, args_type, f"{name}_{type_tag(args_type)}", cache)
             addresses.append(wrapped.address)

@@ -218,11 +218,7 @@ def encounter_kernel(enc: Encounter, modules: tuple[str, ...], args: Any) -> Any
 
     if not any(_is_mechanic(kind) for kind in modules):
         return k.EncounterKernel(modules)
-    samples = {
-        kind: args.pairs[int(np.flatnonzero(args.pair_kind == i)[0])]
-        for i, kind in enumerate(modules)
-        if _is_mechanic(kind)
-    }
+    samples = {kind: k.sample(args, i) for i, kind in enumerate(modules) if _is_mechanic(kind)}
     mechanics = {}
     for spec in enc.pair_specs().values():
         system = type(spec).rule_system
