@@ -343,13 +343,15 @@ class EncounterKernel:
             found = self._bound.get(id(plan))
         if found is not None and found[0] is plan:
             return found[1]
-        types_of, addresses = [], []
+        types_of, addresses, sizes = [], [], []
         for k, kind in enumerate(self.kinds):
             attack, name, cache = self.attack(kind)
-            args_type = typeof(sample(plan, k))
+            first = sample(plan, k)
+            args_type = typeof(first)
             types_of.append(args_type)
             wrapped = wrapper_of(attack, args_type, f"{name}_{type_tag(args_type)}", cache)
             addresses.append(wrapped.address)
+            sizes.append(-(-indirect.size_of(first) // indirect.ALIGN) * indirect.ALIGN)  # one type a kind
         n_pairs = plan.pair_kind.shape[0]
         fns, at = np.zeros(n_pairs, dtype=np.int64), np.zeros(n_pairs, dtype=np.int64)
         end = 0
@@ -360,7 +362,7 @@ class EncounterKernel:
             if typeof(plan.pairs[p]) != types_of[k]:
                 raise ValueError(f"pair {p} of kind {self.kinds[k]} has arguments of another type")
             fns[p], at[p] = addresses[k], end
-            end += -(-indirect.size_of(plan.pairs[p]) // indirect.ALIGN) * indirect.ALIGN
+            end += sizes[k]
         packed = np.zeros(max(end, 1), dtype=np.uint8)
         for p in range(n_pairs):
             if plan.pair_kind[p] >= 0:

@@ -47,11 +47,11 @@ def _hash(self: Any) -> int:
 def _eq(self: Any, other: Any) -> Any:
     """Equal values, read from the options either has set (the others are at their
     defaults on both): what Numba's comparison of every value answers."""
-    from numba.core.targetconfig import TargetConfig
+    if type(self) is not type(other):  # the rare case: imported here, not on every call
+        from numba.core.targetconfig import TargetConfig
 
-    if not isinstance(other, TargetConfig):
-        return NotImplemented
-    if type(self) is not type(other):
+        if not isinstance(other, TargetConfig):
+            return NotImplemented
         return _values(self) == _values(other)
     mine, theirs = self._values, other._values
     if mine == theirs:
